@@ -1,0 +1,31 @@
+// Package relevance ranks installed skills for a piece of text. It turns
+// text into terms (lower-cased Unicode words without English stop words,
+// reduced to Snowball stems, plus pairs of adjacent stems), indexes each
+// skill's name, description and headings with field weights, and scores a
+// prompt with Okapi BM25. It also reads skill bodies for cross-references
+// (which skills a body names, and which it tells the model to load) and
+// infers the entry skill of a pack from them. The package is pure: it works
+// on the strings it is handed and does no I/O.
+package relevance
+
+// Doc is what the index knows of one skill.
+type Doc struct {
+	Name        string
+	Description string
+	Headings    []string // heading texts, in order
+}
+
+// Result is one skill's score for a query.
+type Result struct {
+	Skill string   `json:"skill"`
+	Score float64  `json:"score"`
+	Terms []string `json:"terms"` // matched terms (stems or stem pairs), sorted
+}
+
+// Ranking is every skill with a positive score for a query, best first,
+// ties broken by name.
+type Ranking struct {
+	Results []Result
+	Best    float64 // score of the first result, 0 when none
+	Signal  bool    // Best >= the minimum signal the ranking was asked with
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting and static checks, the Go tests (unit,
+# conformance, short fuzz runs) and the real-Pi end-to-end tests. It installs
+# what it needs (Go modules, staticcheck, Node 22 and Pi under .tools/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export GOFLAGS=${GOFLAGS:-}
+export PATH="$(go env GOPATH)/bin:$PATH"
+
+echo "== go mod download"
+go mod download
+
+echo "== gofmt"
+bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
+if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== staticcheck"
+if ! command -v staticcheck >/dev/null 2>&1; then
+  go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+fi
+staticcheck ./...
+
+echo "== go test"
+go test -count=1 ./...
+
+# Short fuzz runs of every fuzz target (the long runs are in docs/reliability.md).
+echo "== fuzz (short)"
+for spec in $(bash scripts/fuzz-targets.sh 2>/dev/null); do
+  pkg=${spec%%:*}; name=${spec##*:}
+  go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-10s}" "$pkg"
+done
+
+if [ -x scripts/e2e.sh ]; then
+  echo "== end-to-end (real Pi)"
+  bash scripts/e2e.sh
+fi
+echo "== all checks passed"

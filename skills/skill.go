@@ -1,0 +1,85 @@
+// Package skills discovers Agent Skills where Pi looks for them, parses each
+// SKILL.md (YAML frontmatter, then a markdown body), and validates it either
+// leniently, as Pi does when it loads a skill, or strictly, as the Agent
+// Skills reference validator does. Every problem is reported as a Diagnostic
+// that names the file, and where known the line and field; a bad skill never
+// stops the others from loading. Reading files happens only in the discovery
+// functions; parsing and validation work on bytes they are handed.
+package skills
+
+// Role is the part a skill plays in a pack: the entry (router) skill that
+// sends the model to the others, a helper that working skills call, or none.
+type Role string
+
+// Roles a skill may declare with metadata.role.
+const (
+	RoleNone   Role = ""
+	RoleEntry  Role = "entry"
+	RoleHelper Role = "helper"
+)
+
+// Heading is one ATX heading of a skill body, outside code fences.
+type Heading struct {
+	Level int    // 1 to 6
+	Text  string // without the leading #s and surrounding space
+	Line  int    // 1-based line in the file
+}
+
+// Skill is one parsed skill.
+type Skill struct {
+	Name        string // frontmatter name, or the folder name when absent
+	Description string
+	// Path is the absolute path of the SKILL.md (or root .md) file as found;
+	// RealPath has symlinks resolved. Dir is the skill's base folder (the
+	// folder holding Path), BaseDir the resolved form of Dir.
+	Path, RealPath string
+	Dir            string
+	// Source says where discovery found it: "user", "project", "path"
+	// (Pi's own three values).
+	Source string
+
+	License       string
+	Compatibility string
+	// Metadata keeps the metadata map's scalar values as written
+	// (version: 1.0 stays "1.0").
+	Metadata               map[string]string
+	AllowedTools           string // space-delimited, as the spec writes it
+	DisableModelInvocation bool
+
+	Role      Role   // from metadata.role, when valid
+	ModelTier string // from metadata.modelTier, as written
+
+	Headings []Heading
+	Body     string // markdown after the frontmatter, not trimmed
+	BodyLine int    // 1-based line where Body starts
+	Size     int64  // size of the file in bytes
+}
+
+// Severity orders diagnostics.
+type Severity int
+
+// Severities.
+const (
+	Warning Severity = iota // the skill still loads
+	Error                   // the skill is skipped (lenient) or invalid (strict)
+)
+
+func (s Severity) String() string {
+	if s == Error {
+		return "error"
+	}
+	return "warning"
+}
+
+// Diagnostic is one problem found in a skill file, a skills folder or a
+// collision between two skills.
+type Diagnostic struct {
+	Path     string   // the file or folder concerned
+	Line     int      // 1-based, 0 when unknown
+	Field    string   // frontmatter field, when the problem is in one
+	Severity Severity //
+	Code     string   // short stable identifier, e.g. "name-mismatch"
+	Message  string   // a sentence a person can act on
+	// OtherPath names the second file of a collision (the loser), if any.
+	OtherPath string
+}
