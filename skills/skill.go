@@ -53,6 +53,19 @@ type Skill struct {
 	Body     string // markdown after the frontmatter, not trimmed
 	BodyLine int    // 1-based line where Body starts
 	Size     int64  // size of the file in bytes
+
+	// HasFrontmatter reports whether the file opened with a closed
+	// frontmatter block. Fields lists the frontmatter's top-level keys in
+	// the order written, with their lines (for the strict unknown-field
+	// check and for diagnostics).
+	HasFrontmatter bool
+	Fields         []Field
+}
+
+// Field is one top-level frontmatter key and the 1-based line it is on.
+type Field struct {
+	Key  string
+	Line int
 }
 
 // Severity orders diagnostics.

@@ -1,0 +1,385 @@
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Sources, as Pi names them.
+const (
+	SourceUser    = "user"    // under the agent dir's skills folder
+	SourceProject = "project" // under <cwd>/.pi/skills
+	SourcePath    = "path"    // everywhere else, .agents/skills included
+)
+
+// Options say where to look. The core reads no environment variables and
+// no working directory of its own: EnvOptions fills these from the process
+// for the command line, tests set them by hand.
+type Options struct {
+	// Home is the user's home directory. Empty: no ~/.agents/skills, and
+	// no ~/.pi/agent/skills unless AgentDir is set.
+	Home string
+	// AgentDir is Pi's agent folder ($PI_CODING_AGENT_DIR); empty means
+	// Home/.pi/agent. Its skills/ folder is the "user" source.
+	AgentDir string
+	// Cwd is the working directory. Empty: no project folders.
+	Cwd string
+	// Paths are extra skill files or folders (Pi's --skill), scanned after
+	// the automatic folders, in order, with source "path".
+	Paths []string
+	// NoDefaults scans Paths only (Pi's --no-skills with --skill).
+	NoDefaults bool
+	// Mode decides which skills load: in Lenient (the default) a skill
+	// with an Error diagnostic is skipped, as Pi skips it; in Strict only
+	// skills valid under the reference rules are kept.
+	Mode Mode
+}
+
+// EnvOptions returns Options for this process: home from os.UserHomeDir,
+// the agent dir from PI_CODING_AGENT_DIR (a leading ~ expanded), and the
+// current directory.
+func EnvOptions() (Options, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = ""
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return Options{}, fmt.Errorf("current directory: %w", err)
+	}
+	agent := os.Getenv("PI_CODING_AGENT_DIR")
+	if agent == "~" {
+		agent = home
+	} else if strings.HasPrefix(agent, "~/") && home != "" {
+		agent = filepath.Join(home, agent[2:])
+	}
+	return Options{Home: home, AgentDir: agent, Cwd: cwd}, nil
+}
+
+// Root is one place discovery looks.
+type Root struct {
+	Path   string
+	Source string
+	// Auto is true for Pi's automatic folders (a missing one is not a
+	// problem) and false for paths given explicitly.
+	Auto bool
+}
+
+// Roots lists, in Pi's precedence order, the places Discover scans:
+// <cwd>/.pi/skills; .agents/skills in cwd and each ancestor up to the git
+// root (the first folder holding .git; the filesystem root outside a
+// repository), never ~/.agents/skills itself; <agent dir>/skills;
+// ~/.agents/skills; then Paths. It checks only for .git along the way.
+func Roots(opts Options) []Root {
+	var roots []Root
+	if !opts.NoDefaults {
+		homeAgents := ""
+		if opts.Home != "" {
+			homeAgents = filepath.Join(opts.Home, ".agents", "skills")
+		}
+		if opts.Cwd != "" {
+			cwd := filepath.Clean(opts.Cwd)
+			roots = append(roots, Root{Path: filepath.Join(cwd, ".pi", "skills"), Source: SourceProject, Auto: true})
+			for dir := cwd; ; {
+				if p := filepath.Join(dir, ".agents", "skills"); p != homeAgents {
+					roots = append(roots, Root{Path: p, Source: SourcePath, Auto: true})
+				}
+				if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+					break
+				}
+				parent := filepath.Dir(dir)
+				if parent == dir {
+					break
+				}
+				dir = parent
+			}
+		}
+		agent := opts.AgentDir
+		if agent == "" && opts.Home != "" {
+			agent = filepath.Join(opts.Home, ".pi", "agent")
+		}
+		if agent != "" {
+			roots = append(roots, Root{Path: filepath.Join(agent, "skills"), Source: SourceUser, Auto: true})
+		}
+		if homeAgents != "" {
+			roots = append(roots, Root{Path: homeAgents, Source: SourcePath, Auto: true})
+		}
+	}
+	for _, p := range opts.Paths {
+		roots = append(roots, Root{Path: p, Source: SourcePath})
+	}
+	return roots
+}
+
+// Catalog is the result of discovery: the skills that load, in the order
+// found, and every diagnostic met on the way.
+type Catalog struct {
+	Skills      []*Skill
+	Diagnostics []Diagnostic
+	Roots       []Root // the places scanned, in order
+	byName      map[string]*Skill
+}
+
+// Lookup returns the skill of that name.
+func (c *Catalog) Lookup(name string) (*Skill, bool) {
+	if c == nil || c.byName == nil {
+		return nil, false
+	}
+	s, ok := c.byName[name]
+	return s, ok
+}
+
+// Names returns the skills' names in catalog order.
+func (c *Catalog) Names() []string {
+	names := make([]string, len(c.Skills))
+	for i, s := range c.Skills {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Add appends a skill unless its name is taken, in which case the first
+// keeps the name and a "name-collision" warning names both files. It
+// reports whether s was added.
+func (c *Catalog) Add(s *Skill) bool {
+	if c.byName == nil {
+		c.byName = map[string]*Skill{}
+	}
+	if w, dup := c.byName[s.Name]; dup {
+		c.Diagnostics = append(c.Diagnostics, Diagnostic{Path: w.Path, OtherPath: s.Path, Field: "name", Severity: Warning, Code: "name-collision",
+			Message: fmt.Sprintf("skill name %q is used by %s and by %s; the first is kept", s.Name, w.Path, s.Path)})
+		return false
+	}
+	c.byName[s.Name] = s
+	c.Skills = append(c.Skills, s)
+	return true
+}
+
+// Discover finds and loads skills with Pi's rules:
+//
+//   - at a scanned folder's root, every *.md file is a skill (as is the
+//     root itself when it holds SKILL.md);
+//   - below the root only SKILL.md counts, and a folder holding SKILL.md is
+//     a skill root: the scan does not descend further;
+//   - entries whose names start with "." and node_modules are skipped;
+//   - symbolic links are followed, each real folder is entered once (so
+//     loops end), and a file already loaded under another path (same real
+//     path) is skipped silently; broken links are skipped;
+//   - files over MaxFileSize are skipped with a diagnostic;
+//   - when two skills share a name, the first found wins and a
+//     "name-collision" diagnostic names both files.
+//
+// A path given in Options.Paths may also be a single markdown file. Every
+// file is read once; files are parsed in parallel and the result does not
+// depend on scheduling.
+func Discover(opts Options) *Catalog {
+	w := &walker{visited: map[string]bool{}, seen: map[string]bool{}}
+	roots := Roots(opts)
+	for _, r := range roots {
+		w.root(r)
+	}
+	type result struct {
+		s     *Skill
+		diags []Diagnostic
+		ok    bool
+	}
+	results := make([]result, len(w.files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(w.files) {
+		workers = len(w.files)
+	}
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(w.files) {
+					return
+				}
+				f := w.files[j]
+				s, d, ok := Load(f.path, f.data, opts.Mode)
+				s.RealPath, s.Source = f.real, f.source
+				results[j] = result{s, d, ok}
+			}
+		}()
+	}
+	wg.Wait()
+
+	c := &Catalog{Roots: roots, byName: make(map[string]*Skill, len(w.files))}
+	c.Diagnostics = append(c.Diagnostics, w.diags...)
+	for _, r := range results {
+		c.Diagnostics = append(c.Diagnostics, r.diags...)
+		if r.ok {
+			c.Add(r.s)
+		}
+	}
+	return c
+}
+
+type foundFile struct {
+	path, real, source string
+	data               []byte
+}
+
+type walker struct {
+	visited map[string]bool // real folders entered
+	seen    map[string]bool // real files taken
+	files   []foundFile
+	diags   []Diagnostic
+}
+
+func (w *walker) warn(path, code, format string, args ...any) {
+	w.diags = append(w.diags, Diagnostic{Path: path, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func (w *walker) root(r Root) {
+	st, err := os.Stat(r.Path)
+	if err != nil {
+		if !r.Auto || !errors.Is(err, fs.ErrNotExist) {
+			w.warn(r.Path, "path-unreadable", "cannot read skills path: %v", err)
+		}
+		return
+	}
+	real, err := filepath.EvalSymlinks(r.Path)
+	if err != nil {
+		w.warn(r.Path, "path-unreadable", "cannot resolve skills path: %v", err)
+		return
+	}
+	if !st.IsDir() {
+		if !strings.HasSuffix(r.Path, ".md") {
+			w.warn(r.Path, "not-markdown", "a skill file must be a .md file")
+			return
+		}
+		w.file(r.Path, real, r.Source)
+		return
+	}
+	w.dir(r.Path, real, r.Source, true)
+}
+
+func (w *walker) dir(path, real, source string, isRoot bool) {
+	if w.visited[real] {
+		return
+	}
+	w.visited[real] = true
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		w.warn(path, "folder-unreadable", "cannot read folder: %v", err)
+		return
+	}
+	// A folder holding SKILL.md is a skill root: take it and stop.
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= "SKILL.md" })
+	if i < len(entries) && entries[i].Name() == "SKILL.md" {
+		e := entries[i]
+		full := filepath.Join(path, e.Name())
+		if e.Type().IsRegular() {
+			w.file(full, filepath.Join(real, e.Name()), source)
+			return
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
+				if r, err := filepath.EvalSymlinks(full); err == nil {
+					w.file(full, r, source)
+					return
+				}
+			}
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || name == "node_modules" {
+			continue
+		}
+		full := filepath.Join(path, name)
+		t := e.Type()
+		if t&fs.ModeSymlink != 0 {
+			st, err := os.Stat(full)
+			if err != nil {
+				continue // broken link (or a loop the OS refuses): skipped, as Pi does
+			}
+			r, err := filepath.EvalSymlinks(full)
+			if err != nil {
+				continue
+			}
+			if st.IsDir() {
+				w.dir(full, r, source, false)
+			} else if isRoot && st.Mode().IsRegular() && strings.HasSuffix(name, ".md") {
+				w.file(full, r, source)
+			}
+			continue
+		}
+		switch {
+		case t.IsDir():
+			w.dir(full, filepath.Join(real, name), source, false)
+		case isRoot && t.IsRegular() && strings.HasSuffix(name, ".md"):
+			w.file(full, filepath.Join(real, name), source)
+		}
+	}
+}
+
+// file reads one skill file, once, refusing more than MaxFileSize bytes.
+func (w *walker) file(path, real, source string) {
+	if w.seen[real] {
+		return
+	}
+	w.seen[real] = true
+	data, err := readLimited(path, MaxFileSize)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			w.diags = append(w.diags, Diagnostic{Path: path, Severity: Warning, Code: "file-too-large",
+				Message: fmt.Sprintf("skipped: the file is over the %d-byte limit for a skill file", MaxFileSize)})
+			return
+		}
+		w.warn(path, "file-unreadable", "cannot read skill file: %v", err)
+		return
+	}
+	w.files = append(w.files, foundFile{path: path, real: real, source: source, data: data})
+}
+
+var errTooLarge = errors.New("file too large")
+
+// readLimited reads at most limit bytes of a file without a separate stat.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 0, 4096)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, errTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// ReadFile reads a skill file with the same size limit discovery uses.
+func ReadFile(path string) ([]byte, error) {
+	data, err := readLimited(path, MaxFileSize)
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s: over the %d-byte limit for a skill file", path, MaxFileSize)
+	}
+	return data, err
+}
