@@ -53,17 +53,17 @@ func summary(root string, c *Catalog) []found {
 func TestDiscoverPiLocations(t *testing.T) {
 	root := t.TempDir()
 	tree(t, root, map[string]string{
-		"home/.pi/agent/skills/user-a/SKILL.md":      sk("user-a", "u"),
-		"home/.agents/skills/home-agents/SKILL.md":   sk("home-agents", "h"),
-		"agentdir/skills/env-a/SKILL.md":             sk("env-a", "e"),
-		"repo/.git/HEAD":                             "ref",
-		"repo/.agents/skills/repo-root/SKILL.md":     sk("repo-root", "r"),
-		"repo/sub/.pi/skills/proj/SKILL.md":          sk("proj", "p"),
-		"repo/sub/.pi/skills/root-file.md":           sk("root-file", "rf"),
+		"home/.pi/agent/skills/user-a/SKILL.md":       sk("user-a", "u"),
+		"home/.agents/skills/home-agents/SKILL.md":    sk("home-agents", "h"),
+		"agentdir/skills/env-a/SKILL.md":              sk("env-a", "e"),
+		"repo/.git/HEAD":                              "ref",
+		"repo/.agents/skills/repo-root/SKILL.md":      sk("repo-root", "r"),
+		"repo/sub/.pi/skills/proj/SKILL.md":           sk("proj", "p"),
+		"repo/sub/.pi/skills/root-file.md":            sk("root-file", "rf"),
 		"repo/sub/.agents/skills/sub-agents/SKILL.md": sk("sub-agents", "s"),
-		"repo/sub/.pi/skills/dup/SKILL.md":           sk("repo-root", "loser"),
-		"outside/.agents/skills/above-git/SKILL.md":  sk("above-git", "never"),
-		"x/extra/SKILL.md":                           sk("extra", "x"),
+		"repo/sub/.pi/skills/dup/SKILL.md":            sk("repo-root", "loser"),
+		"outside/.agents/skills/above-git/SKILL.md":   sk("above-git", "never"),
+		"x/extra/SKILL.md":                            sk("extra", "x"),
 	})
 	// the repo's parent is "root", which has no .agents; "outside" is not an ancestor
 	opts := Options{Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "repo", "sub"), Paths: []string{filepath.Join(root, "x", "extra")}}

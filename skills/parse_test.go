@@ -73,9 +73,9 @@ func TestParseFields(t *testing.T) {
 			codes: []string{"duplicate-field", "unknown-role", "field-type"},
 		},
 		{
-			name: "description of wrong type",
-			in:   "---\ndescription: [a, b]\n---\n",
-			want: Skill{Name: "folder", BodyLine: 4, HasFrontmatter: true, Fields: []Field{{"description", 2}}},
+			name:  "description of wrong type",
+			in:    "---\ndescription: [a, b]\n---\n",
+			want:  Skill{Name: "folder", BodyLine: 4, HasFrontmatter: true, Fields: []Field{{"description", 2}}},
 			codes: []string{"field-type"},
 		},
 		{
