@@ -1,0 +1,497 @@
+package lifecycle
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// Engine holds the state of the loaded bodies of one session and turns
+// events into decisions. It is deterministic, does no I/O and reads no
+// clock; it is not safe for concurrent use.
+type Engine struct {
+	cat      Catalog
+	info     map[string]*SkillInfo
+	cfg      rules.Config
+	entry    string
+	entrySrc string
+
+	bodies  []Body
+	byID    map[string]int
+	pins    map[string]bool
+	enabled *bool
+	topic   []string
+	run     int
+	inRun   bool
+}
+
+// New returns an engine for the installed skills in cat under cfg, with no
+// body loaded.
+func New(cat Catalog, cfg rules.Config) *Engine {
+	e := &Engine{}
+	e.setCatalog(cat)
+	e.cfg = cfg.Clone()
+	e.resolveEntry()
+	e.reset()
+	return e
+}
+
+func (e *Engine) reset() {
+	e.bodies = nil
+	e.byID = map[string]int{}
+	e.pins = map[string]bool{}
+	e.enabled = nil
+	e.topic = nil
+	e.run = 0
+	e.inRun = false
+}
+
+func (e *Engine) setCatalog(cat Catalog) {
+	e.cat = cat
+	e.cat.Skills = slices.Clone(cat.Skills)
+	e.info = make(map[string]*SkillInfo, len(e.cat.Skills))
+	for i := range e.cat.Skills {
+		s := &e.cat.Skills[i]
+		if _, dup := e.info[s.Name]; !dup {
+			e.info[s.Name] = s
+		}
+	}
+}
+
+// resolveEntry finds the entry skill: the configured entrySkill when
+// installed, else the first declared (metadata.role: entry, by name), else
+// the inferred one with inferEntrySkill.
+func (e *Engine) resolveEntry() {
+	e.entry, e.entrySrc = "", ""
+	if n := e.cfg.EntrySkill; n != "" && e.info[n] != nil {
+		e.entry, e.entrySrc = n, "configured"
+		return
+	}
+	var declared []string
+	for _, s := range e.cat.Skills {
+		if s.Role == skills.RoleEntry {
+			declared = append(declared, s.Name)
+		}
+	}
+	if len(declared) > 0 {
+		sort.Strings(declared)
+		e.entry, e.entrySrc = declared[0], "declared"
+		return
+	}
+	if n := e.cat.InferredEntry; e.cfg.InferEntrySkill && n != "" && e.info[n] != nil {
+		e.entry, e.entrySrc = n, "inferred"
+	}
+}
+
+// Entry returns the entry skill and how it was found ("configured",
+// "declared", "inferred"); "" and "" when there is none.
+func (e *Engine) Entry() (name, source string) { return e.entry, e.entrySrc }
+
+// Config returns the configuration in force.
+func (e *Engine) Config() rules.Config { return e.cfg.Clone() }
+
+// Enabled reports whether archiving is on (SetEnabled, else the config).
+func (e *Engine) Enabled() bool {
+	if e.enabled != nil {
+		return *e.enabled
+	}
+	return e.cfg.Enabled
+}
+
+// InRun reports whether an agent run is in progress.
+func (e *Engine) InRun() bool { return e.inRun }
+
+// PinOf says whether, and why, skill's bodies are pinned now.
+func (e *Engine) PinOf(skill string) rules.PinSource {
+	if p, ok := e.pins[skill]; ok {
+		if p {
+			return rules.PinUser
+		}
+		return rules.NotPinned
+	}
+	if e.cfg.IsPinned(skill) {
+		return rules.PinConfig
+	}
+	if e.cfg.PinEntrySkill && skill != "" && skill == e.entry {
+		return rules.PinEntry
+	}
+	return rules.NotPinned
+}
+
+// HelperOf says why skill is a helper ("metadata.role: helper" or
+// "helperSkills"), or "" when it is not one.
+func (e *Engine) HelperOf(skill string) string {
+	if s := e.info[skill]; s != nil && s.Role == skills.RoleHelper {
+		return "metadata.role: helper"
+	}
+	if e.cfg.IsHelper(skill) {
+		return "helperSkills"
+	}
+	return ""
+}
+
+func (e *Engine) effectiveConfig() rules.Config {
+	c := e.cfg
+	c.Enabled = e.Enabled()
+	return c
+}
+
+func (e *Engine) rulesBody(b Body) rules.Body {
+	rb := rules.Body{ID: b.ID, Skill: b.Skill, Run: b.Run, Pinned: e.PinOf(b.Skill)}
+	if s := e.info[b.Skill]; s != nil {
+		rb.Calls = s.Calls
+	}
+	return rb
+}
+
+// live returns the indices of the live bodies, oldest first.
+func (e *Engine) live() []int {
+	var out []int
+	for i, b := range e.bodies {
+		if !b.Archived {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (e *Engine) archive(i int, r rules.Reason) Decision {
+	b := &e.bodies[i]
+	b.Archived = true
+	rr := r
+	b.Reason = &rr
+	b.Placeholder = rules.Placeholder(b.Skill)
+	return Decision{V: RecordVersion, Action: ActArchive, ID: b.ID, Skill: b.Skill, Reason: &rr, Placeholder: b.Placeholder}
+}
+
+// UserPrompt judges the live bodies against a user prompt (rules.JudgePrompt)
+// and archives those that go.
+func (e *Engine) UserPrompt(text string) []Decision {
+	idx, c := e.promptCase(text)
+	out := rules.JudgePrompt(c)
+	var ds []Decision
+	for k, v := range out.Verdicts {
+		if !v.Keep {
+			ds = append(ds, e.archive(idx[k], v.Reason))
+		}
+	}
+	if out.Judged {
+		t := nonNil(out.Topic)
+		if e.topic == nil || !slices.Equal(t, e.topic) {
+			e.topic = t
+			ds = append(ds, Decision{V: RecordVersion, Action: ActTopic, Topic: slices.Clone(t)})
+		}
+	}
+	return ds
+}
+
+// promptCase gathers the live bodies (their indices, oldest first) and
+// what rules.JudgePrompt needs to judge them against text.
+func (e *Engine) promptCase(text string) ([]int, rules.PromptCase) {
+	idx := e.live()
+	c := rules.PromptCase{Config: e.effectiveConfig(), Prompt: text, Topic: e.topic, EntrySource: e.entrySrc, Ranker: e.cat.Ranker}
+	c.Bodies = make([]rules.Body, len(idx))
+	for k, i := range idx {
+		c.Bodies[k] = e.rulesBody(e.bodies[i])
+	}
+	if c.Ranker == nil {
+		c.Ranker = noRanker{}
+	}
+	return idx, c
+}
+
+// SkillLoaded records a body arriving. An earlier live copy of the same
+// skill is archived (only the latest copy is kept); during an agent run,
+// with evictOnSkillLoad, the other bodies are judged against the new
+// skill (rules.JudgeLoad). A load whose ID is already known, or without an
+// ID or skill, is ignored.
+func (e *Engine) SkillLoaded(l Load) []Decision {
+	if l.ID == "" || l.Skill == "" {
+		return nil
+	}
+	if _, dup := e.byID[l.ID]; dup {
+		return nil
+	}
+	run := e.run
+	if !e.inRun {
+		// A body that arrives between runs (a /skill: expansion) belongs
+		// to the run its prompt starts.
+		run = e.run + 1
+	}
+	b := Body{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash, Run: run}
+	e.byID[b.ID] = len(e.bodies)
+	e.bodies = append(e.bodies, b)
+	ds := []Decision{{V: RecordVersion, Action: ActLoad, ID: b.ID, Skill: b.Skill, Size: b.Size, Kind: b.Kind, Hash: b.Hash, Run: b.Run}}
+	if !e.Enabled() {
+		return ds
+	}
+	newest := len(e.bodies) - 1
+	for _, i := range e.live() {
+		if i != newest && e.bodies[i].Skill == l.Skill {
+			ds = append(ds, e.archive(i, rules.Superseded(l.Skill, l.ID)))
+		}
+	}
+	if !e.inRun || !e.cfg.EvictOnSkillLoad {
+		return ds
+	}
+	var idx []int
+	for _, i := range e.live() {
+		if i != newest {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return ds
+	}
+	c := rules.LoadCase{Config: e.effectiveConfig(), New: e.rulesBody(b), NewText: l.Skill,
+		NewHelper: e.HelperOf(l.Skill), Run: e.run, EntrySource: e.entrySrc, Ranker: e.cat.Ranker}
+	if s := e.info[l.Skill]; s != nil {
+		c.NewText = s.Name + " " + s.Description
+	}
+	if c.Ranker == nil {
+		c.Ranker = noRanker{}
+	}
+	c.Bodies = make([]rules.Body, len(idx))
+	for k, i := range idx {
+		c.Bodies[k] = e.rulesBody(e.bodies[i])
+	}
+	for k, v := range rules.JudgeLoad(c) {
+		if !v.Keep {
+			ds = append(ds, e.archive(idx[k], v.Reason))
+		}
+	}
+	return ds
+}
+
+// RunStart marks the start of an agent run.
+func (e *Engine) RunStart() []Decision {
+	e.run++
+	e.inRun = true
+	return []Decision{{V: RecordVersion, Action: ActRun, Run: e.run}}
+}
+
+// RunEnd marks the end of the agent run.
+func (e *Engine) RunEnd() []Decision {
+	e.inRun = false
+	return nil
+}
+
+// Pin pins skill for this session (/skills-pin): its bodies are never
+// archived. When its latest copy is archived and none is live, that copy
+// is unarchived.
+func (e *Engine) Pin(skill string) []Decision {
+	if skill == "" {
+		return nil
+	}
+	var ds []Decision
+	if p, ok := e.pins[skill]; !ok || !p {
+		e.pins[skill] = true
+		ds = append(ds, Decision{V: RecordVersion, Action: ActPin, Skill: skill})
+	}
+	last := -1
+	for i, b := range e.bodies {
+		if b.Skill == skill {
+			last = i
+			if !b.Archived {
+				return ds
+			}
+		}
+	}
+	if last >= 0 {
+		b := &e.bodies[last]
+		b.Archived, b.Reason, b.Placeholder = false, nil, ""
+		ds = append(ds, Decision{V: RecordVersion, Action: ActUnarchive, ID: b.ID, Skill: skill,
+			Reason: &rules.Reason{Code: rules.KeepPinned, Text: "pinned with /skills-pin: the latest copy is restored"}})
+	}
+	return ds
+}
+
+// Unpin removes a pin for this session (/skills-unpin), including one from
+// the configuration or the entry skill's.
+func (e *Engine) Unpin(skill string) []Decision {
+	if skill == "" {
+		return nil
+	}
+	if p, ok := e.pins[skill]; ok && !p {
+		return nil
+	}
+	e.pins[skill] = false
+	return []Decision{{V: RecordVersion, Action: ActUnpin, Skill: skill}}
+}
+
+// SetEnabled switches archiving on or off for this session (/skills-on,
+// /skills-off). Switching off archives nothing more; bodies already
+// archived stay archived (the model loads them again when it needs them).
+func (e *Engine) SetEnabled(on bool) []Decision {
+	if e.enabled != nil && *e.enabled == on {
+		return nil
+	}
+	e.enabled = &on
+	v := on
+	return []Decision{{V: RecordVersion, Action: ActEnabled, On: &v}}
+}
+
+// SetConfig replaces the configuration (a reload). It decides nothing at
+// once; the next events use it.
+func (e *Engine) SetConfig(cfg rules.Config) []Decision {
+	e.cfg = cfg.Clone()
+	e.resolveEntry()
+	return nil
+}
+
+// SetCatalog replaces the installed skills (a re-index). It decides
+// nothing at once.
+func (e *Engine) SetCatalog(cat Catalog) []Decision {
+	e.setCatalog(cat)
+	e.resolveEntry()
+	return nil
+}
+
+// BeforeRequest is called before each model request. It decides nothing
+// yet; cache-aware archiving (issue 10) will decide here. The host
+// replaces the bodies listed by Archived.
+func (e *Engine) BeforeRequest(r Request) []Decision {
+	_ = r
+	return nil
+}
+
+// Archived returns what the host must replace now: body id → placeholder.
+func (e *Engine) Archived() map[string]string {
+	m := map[string]string{}
+	for _, b := range e.bodies {
+		if b.Archived {
+			m[b.ID] = b.Placeholder
+		}
+	}
+	return m
+}
+
+// Loaded returns the live (not archived) bodies, oldest load first.
+func (e *Engine) Loaded() []Body {
+	var out []Body
+	for _, b := range e.bodies {
+		if !b.Archived {
+			out = append(out, cloneBody(b))
+		}
+	}
+	return out
+}
+
+// Bodies returns every loaded body, archived or not, in load order.
+func (e *Engine) Bodies() []Body {
+	out := make([]Body, len(e.bodies))
+	for i, b := range e.bodies {
+		out[i] = cloneBody(b)
+	}
+	return out
+}
+
+// State returns a copy of everything Restore rebuilds.
+func (e *Engine) State() State {
+	s := State{Bodies: e.Bodies(), Pins: maps.Clone(e.pins), Topic: slices.Clone(e.topic), Run: e.run}
+	if e.topic != nil && s.Topic == nil {
+		s.Topic = []string{}
+	}
+	if e.enabled != nil {
+		v := *e.enabled
+		s.Enabled = &v
+	}
+	return s
+}
+
+func cloneBody(b Body) Body {
+	if b.Reason != nil {
+		r := *b.Reason
+		b.Reason = &r
+	}
+	return b
+}
+
+// Restore replaces the engine's state with the one the records describe,
+// in order (a resumed, forked or re-navigated session). Records it cannot
+// use are reported and skipped; the rest still apply. After a restore no
+// agent run is in progress.
+func (e *Engine) Restore(records []Record) []Problem {
+	e.reset()
+	var probs []Problem
+	bad := func(i int, format string, a ...any) {
+		probs = append(probs, Problem{Index: i, Message: fmt.Sprintf(format, a...)})
+	}
+	for i, r := range records {
+		if r.V > RecordVersion {
+			bad(i, "record version %d is newer than this engine's (%d); applied as far as understood", r.V, RecordVersion)
+		}
+		switch r.Action {
+		case ActLoad:
+			if r.ID == "" || r.Skill == "" {
+				bad(i, "load record without id or skill")
+				continue
+			}
+			if _, dup := e.byID[r.ID]; dup {
+				bad(i, "body %q loaded twice; the second record is ignored", r.ID)
+				continue
+			}
+			e.byID[r.ID] = len(e.bodies)
+			e.bodies = append(e.bodies, Body{ID: r.ID, Skill: r.Skill, Size: r.Size, Kind: r.Kind, Hash: r.Hash, Run: r.Run})
+			e.run = max(e.run, r.Run-1)
+		case ActArchive, ActUnarchive:
+			j, ok := e.byID[r.ID]
+			if !ok {
+				bad(i, "%s of body %q, which no earlier record loads", r.Action, r.ID)
+				continue
+			}
+			b := &e.bodies[j]
+			if r.Action == ActUnarchive {
+				b.Archived, b.Reason, b.Placeholder = false, nil, ""
+				continue
+			}
+			b.Archived = true
+			b.Reason = nil
+			if r.Reason != nil {
+				rr := *r.Reason
+				b.Reason = &rr
+			}
+			b.Placeholder = r.Placeholder
+			if b.Placeholder == "" {
+				b.Placeholder = rules.Placeholder(b.Skill)
+			}
+		case ActPin, ActUnpin:
+			if r.Skill == "" {
+				bad(i, "%s record without a skill", r.Action)
+				continue
+			}
+			e.pins[r.Skill] = r.Action == ActPin
+		case ActEnabled:
+			if r.On == nil {
+				bad(i, "enabled record without on")
+				continue
+			}
+			v := *r.On
+			e.enabled = &v
+		case ActRun:
+			e.run = max(e.run, r.Run)
+		case ActTopic:
+			e.topic = nonNil(slices.Clone(r.Topic))
+		default:
+			bad(i, "unknown record action %q", r.Action)
+		}
+	}
+	return probs
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// noRanker scores nothing: with no ranker, nothing has topic signal.
+type noRanker struct{}
+
+func (noRanker) Rank(string, float64) relevance.Ranking { return relevance.Ranking{} }

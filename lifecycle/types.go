@@ -1,0 +1,133 @@
+package lifecycle
+
+import (
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// LoadKind is how a body came into the context.
+type LoadKind string
+
+// Load kinds.
+const (
+	ByTool    LoadKind = "tool"    // the skill tool returned it
+	ByRead    LoadKind = "read"    // the model read the SKILL.md directly
+	ByCommand LoadKind = "command" // a /skill:name expansion in a user message
+)
+
+// Load is one skill body arriving in the context.
+type Load struct {
+	// ID names what holds the body: the tool call id (tool, read) or the
+	// user message id (command). It is what Archived() is keyed by.
+	ID    string   `json:"id"`
+	Skill string   `json:"skill"`
+	Size  int64    `json:"size"` // characters (or bytes) of the body, for figures
+	Kind  LoadKind `json:"kind"`
+	Hash  string   `json:"hash,omitempty"` // content hash of the body, for dedupe
+}
+
+// SkillInfo is what the engine knows of one installed skill.
+type SkillInfo struct {
+	Name        string
+	Description string
+	Role        skills.Role // declared with metadata.role
+	// Calls lists the skills this skill's body tells the model to load
+	// (relevance's cross-references; "Do not load X" is not a call).
+	Calls []string
+}
+
+// Catalog is the installed skills as the engine sees them.
+type Catalog struct {
+	Skills []SkillInfo
+	// InferredEntry is the entry skill inferred from cross-references
+	// ("" when none); it counts only with inferEntrySkill and when no entry
+	// is configured or declared.
+	InferredEntry string
+	Ranker        rules.Ranker
+}
+
+// Action is what a decision does.
+type Action string
+
+// Actions. The host appends every decision to the session as a record;
+// it acts on ActArchive (replace the body with Placeholder) and
+// ActUnarchive (send the body again); the others are bookkeeping it may
+// show (pins, switching on and off) or ignore.
+const (
+	ActLoad      Action = "load"      // a body was loaded (record only)
+	ActArchive   Action = "archive"   // replace body ID with Placeholder from now on
+	ActUnarchive Action = "unarchive" // stop replacing body ID
+	ActPin       Action = "pin"       // the user pinned Skill
+	ActUnpin     Action = "unpin"     // the user unpinned Skill
+	ActEnabled   Action = "enabled"   // archiving switched on or off (On)
+	ActRun       Action = "run"       // agent run number Run started (record only)
+	ActTopic     Action = "topic"     // the topic reference for same-topic skips (record only)
+)
+
+// RecordVersion is the version of the Decision format written in V.
+const RecordVersion = 1
+
+// Decision is one thing the engine decided or noted. Every decision is
+// also the record the host appends to the session (as JSON); Restore
+// rebuilds the engine's state from the recorded list. Fields not used by an
+// action are left out of the JSON.
+type Decision struct {
+	V      int      `json:"v"`
+	Action Action   `json:"action"`
+	ID     string   `json:"id,omitempty"`    // load, archive, unarchive
+	Skill  string   `json:"skill,omitempty"` // load, archive, unarchive, pin, unpin
+	Size   int64    `json:"size,omitempty"`  // load
+	Kind   LoadKind `json:"kind,omitempty"`  // load
+	Hash   string   `json:"hash,omitempty"`  // load
+	// Run is the agent run a load belongs to (load) or that started (run).
+	Run         int           `json:"run,omitempty"`
+	Reason      *rules.Reason `json:"reason,omitempty"`      // archive, unarchive
+	Placeholder string        `json:"placeholder,omitempty"` // archive
+	On          *bool         `json:"on,omitempty"`          // enabled
+	Topic       []string      `json:"topic,omitempty"`       // topic
+}
+
+// Record is a Decision as stored in the session.
+type Record = Decision
+
+// Request describes the model request about to be sent (BeforeRequest).
+// Cache-aware archiving (issue 10) will use it.
+type Request struct {
+	// SincePrevious is the time since the previous model request; 0 when
+	// unknown or for the first one.
+	SincePrevious time.Duration `json:"sincePrevious,omitempty"`
+	// CacheCold says the provider's prompt cache is known to be cold.
+	CacheCold bool `json:"cacheCold,omitempty"`
+}
+
+// Body is the state of one loaded body.
+type Body struct {
+	ID          string        `json:"id"`
+	Skill       string        `json:"skill"`
+	Size        int64         `json:"size"`
+	Kind        LoadKind      `json:"kind"`
+	Hash        string        `json:"hash,omitempty"`
+	Run         int           `json:"run"`
+	Archived    bool          `json:"archived"`
+	Reason      *rules.Reason `json:"reason,omitempty"` // why it was archived
+	Placeholder string        `json:"placeholder,omitempty"`
+}
+
+// State is everything the records restore: the bodies in load order, the
+// user's pins and unpins, the switch, the topic reference and the number
+// of the last agent run.
+type State struct {
+	Bodies  []Body          `json:"bodies"`
+	Pins    map[string]bool `json:"pins"`              // true: pinned by the user; false: unpinned
+	Enabled *bool           `json:"enabled,omitempty"` // set by SetEnabled, overriding the config
+	Topic   []string        `json:"topic"`             // nil: no prompt judged yet
+	Run     int             `json:"run"`
+}
+
+// Problem is a record Restore could not use.
+type Problem struct {
+	Index   int    `json:"index"` // position in the records
+	Message string `json:"message"`
+}

@@ -1,0 +1,144 @@
+package rules
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// FileName is the name of the configuration file, read from the user's Pi
+// folder and from a trusted project's .pi/ folder.
+const FileName = "skill-lifecycle.json"
+
+// Rule is one keyword rule: it keeps the body of SkillName when the share
+// of its keywords found in the text being judged, times Weight, reaches
+// Config.Threshold.
+type Rule struct {
+	SkillName string   `json:"skillName"`
+	Keywords  []string `json:"keywords"`
+	Weight    float64  `json:"weight"` // 1 when the file leaves it out
+}
+
+// Config is the complete, effective configuration: every option with a
+// value. Default returns the documented defaults; Merge builds one from the
+// user's and the project's files. docs/config.md documents each field.
+type Config struct {
+	Enabled               bool     `json:"enabled"`
+	TopK                  int      `json:"topK"`
+	RelativeScore         float64  `json:"relativeScore"`
+	MinSignal             float64  `json:"minSignal"`
+	InferEntrySkill       bool     `json:"inferEntrySkill"`
+	EntrySkill            string   `json:"entrySkill"`
+	PinEntrySkill         bool     `json:"pinEntrySkill"`
+	HelperSkills          []string `json:"helperSkills"`
+	ProtectCallers        bool     `json:"protectCallers"`
+	ProtectLoader         bool     `json:"protectLoader"`
+	Rules                 []Rule   `json:"rules"`
+	Threshold             float64  `json:"threshold"`
+	Pinned                []string `json:"pinned"`
+	MinKeep               int      `json:"minKeep"`
+	MaxKeep               int      `json:"maxKeep"`
+	EvictOnSkillLoad      bool     `json:"evictOnSkillLoad"`
+	BlockDirectSkillReads bool     `json:"blockDirectSkillReads"`
+	Verbose               bool     `json:"verbose"`
+	// Models is the `models` key as written (model tiers, parsed by the
+	// models package); nil when no file sets it.
+	Models                  json.RawMessage `json:"models,omitempty"`
+	SkipOnShortPrompts      bool            `json:"skipOnShortPrompts"`
+	MinScorablePromptLength int             `json:"minScorablePromptLength"`
+	TopicChangeThreshold    float64         `json:"topicChangeThreshold"`
+	// TrustProjectConfig, read from the user's file only, decides whether
+	// the project's file counts when the host has no notion of trust.
+	TrustProjectConfig bool `json:"trustProjectConfig"`
+}
+
+// Default returns the configuration used when no file sets anything.
+func Default() Config {
+	return Config{
+		Enabled:                 true,
+		TopK:                    3,
+		RelativeScore:           0.5,
+		MinSignal:               2,
+		InferEntrySkill:         true,
+		EntrySkill:              "",
+		PinEntrySkill:           true,
+		HelperSkills:            []string{},
+		ProtectCallers:          false,
+		ProtectLoader:           false,
+		Rules:                   []Rule{},
+		Threshold:               0.15,
+		Pinned:                  []string{},
+		MinKeep:                 2,
+		MaxKeep:                 0,
+		EvictOnSkillLoad:        true,
+		BlockDirectSkillReads:   true,
+		Verbose:                 true,
+		Models:                  nil,
+		SkipOnShortPrompts:      true,
+		MinScorablePromptLength: 15,
+		TopicChangeThreshold:    0.7,
+		TrustProjectConfig:      true,
+	}
+}
+
+// IsPinned reports whether the configuration pins skill (the `pinned`
+// list; entry pinning is decided by the engine, which knows the entry).
+func (c Config) IsPinned(skill string) bool { return slices.Contains(c.Pinned, skill) }
+
+// IsHelper reports whether the configuration lists skill in helperSkills.
+func (c Config) IsHelper(skill string) bool { return slices.Contains(c.HelperSkills, skill) }
+
+// Clone returns a copy that shares no slices with c.
+func (c Config) Clone() Config {
+	d := c
+	d.HelperSkills = slices.Clone(c.HelperSkills)
+	d.Pinned = slices.Clone(c.Pinned)
+	d.Models = slices.Clone(c.Models)
+	d.Rules = make([]Rule, len(c.Rules))
+	for i, r := range c.Rules {
+		r.Keywords = slices.Clone(r.Keywords)
+		d.Rules[i] = r
+	}
+	return d
+}
+
+// Trust is what the host says about the project folder.
+type Trust int
+
+// Trust values. TrustUnknown is for hosts that have no notion of project
+// trust: the user file's trustProjectConfig then decides.
+const (
+	TrustUnknown Trust = iota
+	Trusted
+	Untrusted
+)
+
+// ProjectCounts reports whether a project file is applied, given the
+// user's file and what the host says about trust.
+func ProjectCounts(user Fragment, trust Trust) bool {
+	switch trust {
+	case Trusted:
+		return true
+	case Untrusted:
+		return false
+	}
+	if user.TrustProjectConfig != nil {
+		return *user.TrustProjectConfig
+	}
+	return Default().TrustProjectConfig
+}
+
+// Merge builds the effective configuration: defaults, then each key the
+// user's file sets, then each key the project's file sets (a project
+// `rules` list replaces the user's, as does a project `models` object),
+// the project file counting only when ProjectCounts says so. A project
+// file's trustProjectConfig is ignored: a project cannot vouch for itself.
+func Merge(user, project Fragment, trust Trust) Config {
+	c := Default()
+	user.apply(&c)
+	if ProjectCounts(user, trust) {
+		p := project
+		p.TrustProjectConfig = nil
+		p.apply(&c)
+	}
+	return c.Clone()
+}
