@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/skill-lifecycle/skill-lifecycle/protocol"
+)
+
+func init() {
+	register(command{
+		name:    "serve",
+		summary: "serve the lifecycle engine to a host (the Pi bridge) over JSON-RPC on stdio",
+		run:     func(args []string, stdout, stderr io.Writer) int { return runServe(args, os.Stdin, stdout, stderr) },
+	})
+}
+
+// stdio joins the process's stdin and stdout into one stream.
+type stdio struct {
+	io.Reader
+	io.Writer
+	closers []io.Closer
+}
+
+func (s stdio) Close() error {
+	var first error
+	for _, c := range s.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// runServe speaks the protocol of docs/protocol.md on stdin and stdout
+// until the host sends exit or closes stdin. Diagnostics go to stderr.
+// Exit codes: 0 after shutdown and exit, 1 when the stream ended without
+// shutdown, 2 on bad flags.
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	maxMsg := fs.Int64("max-message", protocol.DefaultMaxMessage, "largest accepted message body in bytes")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: skill-lifecycle serve [--max-message N]")
+		fmt.Fprintln(stderr, "\nSpeaks JSON-RPC 2.0 with Content-Length framing on stdin/stdout (see docs/protocol.md).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *maxMsg <= 0 {
+		fmt.Fprintln(stderr, "serve: --max-message must be positive")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rw := stdio{Reader: stdin, Writer: stdout}
+	if c, ok := stdin.(io.Closer); ok {
+		rw.closers = append(rw.closers, c)
+	}
+	srv := protocol.NewServer(protocol.Options{ServerVersion: serveVersion(), MaxMessage: *maxMsg})
+	if err := srv.Serve(ctx, rw); err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serveVersion is the module version the binary was built from ("devel"
+// for a build from a checkout).
+func serveVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

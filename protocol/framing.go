@@ -1,0 +1,117 @@
+package protocol
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// DefaultMaxMessage is the largest message body the server reads (bytes).
+const DefaultMaxMessage = 64 << 20
+
+// malformedMethod is the notification the codec hands to the server in
+// place of a message it could not read, so that the connection survives bad
+// input and the server can answer with a JSON-RPC error.
+const malformedMethod = "$/malformed"
+
+// malformedParams describes the unreadable message.
+type malformedParams struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	ID      json.RawMessage `json:"id,omitempty"` // the request's id when it could be recovered
+}
+
+// frameCodec reads and writes LSP-style frames (Content-Length header, blank
+// line, JSON body), like jsonrpc2.VSCodeObjectCodec, but does not give up on
+// the stream when one message is bad: an invalid header, an oversized body,
+// invalid JSON or a JSON value that is not a JSON-RPC message becomes a
+// malformedMethod notification.
+type frameCodec struct {
+	max int64
+}
+
+func (c frameCodec) WriteObject(stream io.Writer, obj any) error {
+	return jsonrpc2.VSCodeObjectCodec{}.WriteObject(stream, obj)
+}
+
+func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
+	length := int64(-1)
+	var headerErr string
+	sawHeader := false
+	for {
+		line, err := stream.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && (line != "" || sawHeader) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if !sawHeader {
+				continue // stray blank line between frames
+			}
+			break
+		}
+		sawHeader = true
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			headerErr = fmt.Sprintf("invalid header line %q", truncate(line, 80))
+			continue
+		}
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if err != nil || n < 0 {
+				headerErr = fmt.Sprintf("invalid Content-Length %q", truncate(strings.TrimSpace(value), 40))
+				continue
+			}
+			length = n
+		}
+	}
+	if length < 0 {
+		if headerErr == "" {
+			headerErr = "missing Content-Length header"
+		}
+		return malformed(v, CodeParseError, headerErr, nil)
+	}
+	if c.max > 0 && length > c.max {
+		if _, err := io.CopyN(io.Discard, stream, length); err != nil {
+			return io.ErrUnexpectedEOF
+		}
+		return malformed(v, CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", length, c.max), nil)
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(stream, body); err != nil {
+		return io.ErrUnexpectedEOF
+	}
+	if !json.Valid(body) {
+		return malformed(v, CodeParseError, "invalid JSON in message body", nil)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(body, &probe)
+		return malformed(v, CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error(), probe.ID)
+	}
+	return nil
+}
+
+// malformed fills v with a malformedMethod notification.
+func malformed(v any, code int, msg string, id json.RawMessage) error {
+	p, _ := json.Marshal(malformedParams{Code: code, Message: msg, ID: id})
+	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, malformedMethod, p)
+	return json.Unmarshal([]byte(note), v)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

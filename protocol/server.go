@@ -1,0 +1,283 @@
+package protocol
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Options configure a Server.
+type Options struct {
+	// ServerVersion is reported in initialize (the binary's version).
+	ServerVersion string
+	// MaxMessage bounds one incoming message body in bytes;
+	// DefaultMaxMessage when zero.
+	MaxMessage int64
+}
+
+type serverState int
+
+const (
+	stateNew serverState = iota
+	stateReady
+	stateShutDown
+)
+
+// ErrExitWithoutShutdown is returned by Serve when the host sent exit
+// without shutdown first, or closed the stream before shutdown.
+var ErrExitWithoutShutdown = errors.New("protocol: connection ended without shutdown")
+
+// Server answers one host over one stream. Requests are handled one at a
+// time, in the order they arrive; notifications a request causes are sent
+// before its response.
+type Server struct {
+	opts Options
+
+	mu    sync.Mutex
+	state serverState
+	init  InitializeParams
+	cat   *catalog
+	conn  *jsonrpc2.Conn
+	out   jsonrpc2.ObjectStream
+	exit  chan struct{}
+	once  sync.Once
+}
+
+// NewServer returns a server ready to Serve.
+func NewServer(opts Options) *Server {
+	if opts.MaxMessage == 0 {
+		opts.MaxMessage = DefaultMaxMessage
+	}
+	return &Server{opts: opts, exit: make(chan struct{})}
+}
+
+// Serve reads requests from rwc and answers them until the host sends exit,
+// the stream ends, or ctx is cancelled. It returns nil after a clean
+// shutdown and exit, ErrExitWithoutShutdown otherwise.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
+	stream := jsonrpc2.NewBufferedStream(rwc, frameCodec{max: s.opts.MaxMessage})
+	s.mu.Lock()
+	s.out = stream
+	s.mu.Unlock()
+	conn := jsonrpc2.NewConn(ctx, stream, s)
+	s.mu.Lock()
+	s.conn = conn
+	s.mu.Unlock()
+	select {
+	case <-s.exit:
+		conn.Close()
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != stateShutDown {
+		return ErrExitWithoutShutdown
+	}
+	return nil
+}
+
+// rpcError builds a JSON-RPC error.
+func rpcError(code int, format string, args ...any) *jsonrpc2.Error {
+	return &jsonrpc2.Error{Code: int64(code), Message: fmt.Sprintf(format, args...)}
+}
+
+// Handle implements jsonrpc2.Handler.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		s.handleNotification(ctx, req)
+		return
+	}
+	result, rerr := s.dispatch(ctx, conn, req)
+	if rerr != nil {
+		_ = conn.ReplyWithError(ctx, req.ID, rerr)
+		return
+	}
+	if err := conn.Reply(ctx, req.ID, result); err != nil {
+		_ = conn.ReplyWithError(ctx, req.ID, rpcError(CodeInternalError, "encoding the result of %s: %v", req.Method, err))
+	}
+}
+
+func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) {
+	switch req.Method {
+	case MethodExit:
+		s.once.Do(func() { close(s.exit) })
+	case malformedMethod:
+		var p malformedParams
+		_ = json.Unmarshal(*req.Params, &p)
+		id := json.RawMessage("null")
+		if len(p.ID) > 0 {
+			id = p.ID
+		}
+		resp, _ := json.Marshal(map[string]any{
+			"jsonrpc": "2.0",
+			"id":      id,
+			"error":   map[string]any{"code": p.Code, "message": p.Message},
+		})
+		s.mu.Lock()
+		out := s.out
+		s.mu.Unlock()
+		if out != nil {
+			_ = out.WriteObject(json.RawMessage(resp))
+		}
+	}
+	// Other notifications are ignored, as JSON-RPC requires.
+}
+
+// dispatch runs one request.
+func (s *Server) dispatch(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	h, known := handlers[req.Method]
+	switch {
+	case !known:
+		return nil, rpcError(CodeMethodNotFound, "unknown method %q", req.Method)
+	case state == stateShutDown:
+		return nil, rpcError(CodeShutDown, "%s after shutdown: the server only accepts exit now", req.Method)
+	case state == stateNew && req.Method != MethodInitialize:
+		return nil, rpcError(CodeNotInitialized, "%s before initialize: initialize must be the first call", req.Method)
+	}
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	call := &call{s: s, ctx: ctx, conn: conn, params: params, method: req.Method}
+	return h(call)
+}
+
+// call is one request being handled.
+type call struct {
+	s      *Server
+	ctx    context.Context
+	conn   *jsonrpc2.Conn
+	method string
+	params json.RawMessage
+}
+
+// decode unmarshals the params into v; a type error names the field.
+func (c *call) decode(v any) *jsonrpc2.Error {
+	if len(c.params) == 0 || string(c.params) == "null" {
+		return rpcError(CodeInvalidParams, "%s: params: missing (an object is required)", c.method)
+	}
+	if err := json.Unmarshal(c.params, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := te.Field
+			if field == "" {
+				field = "params"
+			}
+			return rpcError(CodeInvalidParams, "%s: %s: expected %s, got %s", c.method, field, te.Type.String(), te.Value)
+		}
+		return rpcError(CodeInvalidParams, "%s: params: %v", c.method, err)
+	}
+	return nil
+}
+
+// required reports a missing required field.
+func required(method, field string) *jsonrpc2.Error {
+	return rpcError(CodeInvalidParams, "%s: %s: missing (required)", method, field)
+}
+
+type handler func(*call) (any, *jsonrpc2.Error)
+
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		MethodInitialize:   (*call).initialize,
+		MethodShutdown:     (*call).shutdown,
+		MethodSkillsUpdate: (*call).skillsUpdate,
+		MethodSkillLoad:    (*call).skillLoad,
+		MethodToolCall:     (*call).toolCall,
+		MethodCommand:      (*call).command,
+	}
+}
+
+func (c *call) initialize() (any, *jsonrpc2.Error) {
+	var p InitializeParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion != Version {
+		return nil, rpcError(CodeVersionMismatch,
+			"protocol version mismatch: the host speaks version %d, this skill-lifecycle binary (%s) speaks version %d; install matching versions of the bridge and the binary",
+			p.ProtocolVersion, c.s.opts.ServerVersion, Version)
+	}
+	if p.Cwd == "" {
+		return nil, required(c.method, "cwd")
+	}
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.s.state != stateNew {
+		return nil, rpcError(CodeAlreadyInit, "initialize called twice")
+	}
+	c.s.init = p
+	c.s.cat = newCatalog(p.Skills)
+	c.s.state = stateReady
+	return InitializeResult{
+		ProtocolVersion:     Version,
+		ServerVersion:       c.s.opts.ServerVersion,
+		SystemPromptSection: systemPromptSection(c.s.cat.skills),
+		Tool:                toolSpec(),
+		Commands:            commandSpecs(),
+		Diagnostics:         c.s.cat.diags,
+	}, nil
+}
+
+func (c *call) shutdown() (any, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	c.s.state = stateShutDown
+	c.s.mu.Unlock()
+	return nil, nil
+}
+
+func (c *call) skillsUpdate() (any, *jsonrpc2.Error) {
+	var p SkillsUpdateParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	c.s.mu.Lock()
+	c.s.init.Skills = p.Skills
+	c.s.cat = newCatalog(p.Skills)
+	cat := c.s.cat
+	c.s.mu.Unlock()
+	return SkillsUpdateResult{SystemPromptSection: systemPromptSection(cat.skills), Diagnostics: cat.diags}, nil
+}
+
+func (c *call) catalog() *catalog {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	return c.s.cat
+}
+
+func (c *call) skillLoad() (any, *jsonrpc2.Error) {
+	var p SkillLoadParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, required(c.method, "name")
+	}
+	return c.catalog().loadSkill(p.Name), nil
+}
+
+func (c *call) toolCall() (any, *jsonrpc2.Error) {
+	var p ToolCallParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	if p.ToolName == "" {
+		return nil, required(c.method, "toolName")
+	}
+	c.s.mu.Lock()
+	cwd := c.s.init.Cwd
+	c.s.mu.Unlock()
+	return c.catalog().checkToolCall(p, cwd), nil
+}

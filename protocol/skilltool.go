@@ -1,0 +1,246 @@
+package protocol
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// maxListedFiles bounds the top-level file list of a skill tool answer.
+const maxListedFiles = 60
+
+// catalog is the host's skill list, indexed for the skill tool and the
+// tool-call guard.
+type catalog struct {
+	skills []HostSkill    // in host order
+	byName map[string]int // name -> index in skills
+	byPath map[string]int // Path and its resolved form -> index
+	diags  []string       // problems found while indexing
+}
+
+func newCatalog(list []HostSkill) *catalog {
+	c := &catalog{byName: map[string]int{}, byPath: map[string]int{}}
+	for _, s := range list {
+		if s.Name == "" || s.Path == "" {
+			c.diags = append(c.diags, fmt.Sprintf("host skill %q with path %q ignored: name and path are required", s.Name, s.Path))
+			continue
+		}
+		if _, dup := c.byName[s.Name]; dup {
+			c.diags = append(c.diags, fmt.Sprintf("skill %q listed twice by the host; the first (%s) is kept", s.Name, c.skills[c.byName[s.Name]].Path))
+			continue
+		}
+		i := len(c.skills)
+		c.skills = append(c.skills, s)
+		c.byName[s.Name] = i
+		c.byPath[filepath.Clean(s.Path)] = i
+		if real, err := filepath.EvalSymlinks(s.Path); err == nil {
+			c.byPath[real] = i
+		}
+	}
+	return c
+}
+
+// visible lists the skills the model may load (in host order).
+func (c *catalog) visible() []HostSkill {
+	out := make([]HostSkill, 0, len(c.skills))
+	for _, s := range c.skills {
+		if !s.DisableModelInvocation {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// lookup finds a model-visible skill by name.
+func (c *catalog) lookup(name string) (HostSkill, bool) {
+	i, ok := c.byName[name]
+	if !ok || c.skills[i].DisableModelInvocation {
+		return HostSkill{}, false
+	}
+	return c.skills[i], true
+}
+
+// skillFile reports which visible skill's SKILL.md the absolute path p is,
+// comparing the path as given and with symlinks resolved.
+func (c *catalog) skillFile(p string) (HostSkill, bool) {
+	p = filepath.Clean(p)
+	i, ok := c.byPath[p]
+	if !ok {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return HostSkill{}, false
+		}
+		if i, ok = c.byPath[real]; !ok {
+			return HostSkill{}, false
+		}
+	}
+	s := c.skills[i]
+	return s, !s.DisableModelInvocation
+}
+
+// errOutside is returned when a skill's file resolves outside its folder.
+var errOutside = errors.New("resolves outside the skill's folder")
+
+// readSkill reads and parses a skill's file. It refuses a file that, once
+// symlinks are resolved, lies outside the skill's (resolved) folder, and a
+// file too large to be a skill.
+func readSkill(s HostSkill) (parsed *skills.Skill, baseDir string, err error) {
+	dir := filepath.Dir(s.Path)
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	realFile, err := filepath.EvalSymlinks(s.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !within(realDir, realFile) {
+		return nil, "", fmt.Errorf("%s %w (%s)", s.Path, errOutside, realFile)
+	}
+	f, err := os.Open(realFile)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("%s is not a regular file", s.Path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, skills.MaxFileSize+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(data) > skills.MaxFileSize {
+		return nil, "", fmt.Errorf("%s is over the %d-byte limit for a skill file", s.Path, skills.MaxFileSize)
+	}
+	p, diags := skills.Parse(s.Path, data)
+	for _, d := range diags {
+		if d.Severity == skills.Error {
+			return nil, "", fmt.Errorf("%s: %s", s.Path, d.Message)
+		}
+	}
+	return p, realDir, nil
+}
+
+// within reports whether path lies in dir (both absolute and cleaned).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// topLevelFiles lists a folder's entries, folders with a trailing slash,
+// hidden entries and node_modules left out, at most maxListedFiles.
+func topLevelFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || name == "node_modules" {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&os.ModeSymlink != 0 {
+			// A symlink is listed only when it stays inside the folder.
+			real, err := filepath.EvalSymlinks(filepath.Join(dir, name))
+			if err != nil || !within(dir, real) {
+				continue
+			}
+			if st, err := os.Stat(real); err == nil {
+				isDir = st.IsDir()
+			}
+		}
+		if isDir {
+			name += "/"
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	if len(out) > maxListedFiles {
+		more := len(out) - maxListedFiles
+		out = append(out[:maxListedFiles], fmt.Sprintf("(and %d more)", more))
+	}
+	return out
+}
+
+var wrapperTag = regexp.MustCompile(`(?i)<(/?)(skill_content|available_skills|skill)\b`)
+
+// escapeWrapped neutralises any tag in text that could close or open the
+// wrappers the product writes around skill text (<skill_content>,
+// <available_skills>, <skill>), so that a body or description cannot break
+// out of them. Other markup is left alone.
+func escapeWrapped(text string) string {
+	return wrapperTag.ReplaceAllString(text, "&lt;$1$2")
+}
+
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+
+// loadSkill answers the skill tool.
+func (c *catalog) loadSkill(name string) SkillLoadResult {
+	s, ok := c.lookup(strings.TrimSpace(name))
+	if !ok {
+		return SkillLoadResult{Found: false, Text: c.unknownText(name)}
+	}
+	p, baseDir, err := readSkill(s)
+	if err != nil {
+		return SkillLoadResult{Found: false, Name: s.Name, Text: fmt.Sprintf("The skill %q could not be loaded: %v.", s.Name, err)}
+	}
+	body := strings.TrimSpace(p.Body)
+	sum := sha256.Sum256([]byte(body))
+	files := topLevelFiles(baseDir)
+	return SkillLoadResult{
+		Found:   true,
+		Name:    s.Name,
+		Text:    wrapSkill(s.Name, body, baseDir, files),
+		BaseDir: baseDir,
+		Files:   files,
+		Hash:    hex.EncodeToString(sum[:]),
+	}
+}
+
+// wrapSkill renders the skill tool's text.
+func wrapSkill(name, body, baseDir string, files []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<skill_content name=\"%s\">\n", xmlEscaper.Replace(name))
+	b.WriteString(escapeWrapped(body))
+	b.WriteString("\n\nBase directory: ")
+	b.WriteString(escapeWrapped(baseDir))
+	b.WriteString("\nResolve relative paths in these instructions against the base directory.")
+	if len(files) > 0 {
+		b.WriteString("\nTop-level files: ")
+		b.WriteString(escapeWrapped(strings.Join(files, ", ")))
+	}
+	b.WriteString("\n</skill_content>")
+	return b.String()
+}
+
+// unknownText answers the skill tool for a name it does not know.
+func (c *catalog) unknownText(name string) string {
+	vis := c.visible()
+	if len(vis) == 0 {
+		return fmt.Sprintf("Unknown skill %q: no skills are available.", name)
+	}
+	names := make([]string, len(vis))
+	for i, s := range vis {
+		names[i] = s.Name
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("Unknown skill %q. Available skills: %s.", name, strings.Join(names, ", "))
+}
