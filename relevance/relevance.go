@@ -13,6 +13,12 @@ type Doc struct {
 	Name        string
 	Description string
 	Headings    []string // heading texts, in order
+	// Levels holds the level (1 to 6) of each heading, parallel to
+	// Headings. It is optional: without it every heading counts as level 1,
+	// so a negative section's sub-headings cannot be told apart from the
+	// headings that follow it and only the negative heading itself is left
+	// out of the index.
+	Levels []int
 }
 
 // Result is one skill's score for a query.

@@ -1,0 +1,152 @@
+package relevance
+
+import "strings"
+
+// negativePhrases mark a heading as the title of a negative section: one
+// that says when a skill does not apply or what to avoid. Its words describe
+// other tasks, so indexing them would rank the skill for exactly the
+// prompts it should not get. A heading is negative when its lower-cased
+// words, joined by single spaces (apostrophes dropped: "don't" is "dont"),
+// start with one of negativeStarts or contain one of negativeInfixes as
+// whole words.
+var (
+	negativeStarts = []string{
+		"avoid", "do not", "dont", "never", "not for", "not this skill",
+		"not when", "not to use", "anti pattern", "antipattern",
+		"forbidden", "out of scope", "non goals", "nongoals", "wrong",
+		"misuse", "instead use", "use instead", "skip when", "skip if",
+	}
+	negativeInfixes = []string{
+		"when not to", "when to avoid", "not to use", "do not use",
+		"dont use", "does not do", "doesnt do", "do not do", "is not for",
+		"isnt for", "not for", "anti pattern", "anti patterns",
+		"antipattern", "antipatterns", "out of scope", "should not use",
+		"shouldnt use", "not use this", "not covered", "limitations of use",
+		"what to avoid", "things to avoid", "avoid using", "never use",
+	}
+)
+
+// headingWords lower-cases a heading, drops apostrophes and keeps its words
+// of letters and digits separated by single spaces.
+func headingWords(h string) string {
+	h = strings.NewReplacer("'", "", "\u2019", "").Replace(h)
+	var b strings.Builder
+	words(h, func(w string, _ bool) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	})
+	return b.String()
+}
+
+// NegativeHeading reports whether a heading titles a negative section
+// ("When not to use", "Do not use", "Avoid", "Don't use", "Anti-patterns",
+// "What this skill does NOT do", "Not this skill" and the like).
+func NegativeHeading(h string) bool {
+	w := headingWords(h)
+	if w == "" {
+		return false
+	}
+	for _, p := range negativeStarts {
+		if w == p || strings.HasPrefix(w, p+" ") {
+			return true
+		}
+	}
+	padded := " " + w + " "
+	for _, p := range negativeInfixes {
+		if strings.Contains(padded, " "+p+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// IndexedHeadings returns the headings the index reads: all of them except
+// negative ones and the headings nested under a negative one (a deeper
+// heading before the next heading of the same or a higher level). levels
+// may be nil or shorter than headings; a missing level counts as 1.
+func IndexedHeadings(headings []string, levels []int) []string {
+	out := make([]string, 0, len(headings))
+	skipBelow := 0 // while > 0, skip headings deeper than this level
+	for i, h := range headings {
+		lvl := 1
+		if i < len(levels) && levels[i] >= 1 {
+			lvl = levels[i]
+		}
+		if skipBelow > 0 {
+			if lvl > skipBelow {
+				continue
+			}
+			skipBelow = 0
+		}
+		if NegativeHeading(h) {
+			skipBelow = lvl
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// negativeSentenceStarts open a sentence of a description that says when
+// the skill does not apply ("SKIP adding later packages — load
+// add-python-package.", "Not for skore Display plots.", "Do not write
+// JOURNAL.md."). Such sentences name other tasks, so they are not indexed.
+var negativeSentenceStarts = []string{
+	"skip", "stop when", "stop if", "do not", "dont", "never", "not for",
+	"not when", "not a", "does not", "doesnt", "avoid", "this action does not",
+	"this skill does not", "not to be used",
+}
+
+// IndexedDescription returns description without its negative sentences.
+// A sentence ends at ".", "!" or "?" followed by a space or line end, or
+// at a blank line.
+func IndexedDescription(description string) string {
+	var b strings.Builder
+	rest := description
+	for rest != "" {
+		end := sentenceEnd(rest)
+		s := rest[:end]
+		rest = rest[end:]
+		if NegativeSentence(s) {
+			b.WriteString("\n\n") // keep pairs from spanning the gap
+			continue
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// sentenceEnd returns the byte length of the first sentence of s.
+func sentenceEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '.', '!', '?':
+			if i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t' || s[i+1] == '\r' {
+				return i + 1
+			}
+		case '\n':
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
+				j++
+			}
+			if j < len(s) && s[j] == '\n' {
+				return j + 1
+			}
+		}
+	}
+	return len(s)
+}
+
+// NegativeSentence reports whether a sentence of a description says when
+// the skill does not apply.
+func NegativeSentence(s string) bool {
+	w := headingWords(s)
+	for _, p := range negativeSentenceStarts {
+		if w == p || strings.HasPrefix(w, p+" ") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,381 @@
+package relevance
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// DefaultMinSignal is the best score below which a prompt carries no topic
+// signal (the minSignal option's default).
+const DefaultMinSignal = 2.0
+
+// Params are the scoring parameters of an index.
+//
+// Each skill is one BM25 document made of three fields. A term's frequency
+// in a skill is the weighted sum of its counts in the fields (the name
+// counts NameWeight times, the description DescriptionWeight times, each
+// indexed heading HeadingWeight times), and the skill's length is the
+// weighted sum of the fields' lengths in terms; BM25's saturation (K1) and
+// length normalisation (B) then apply to those weighted figures, as in a
+// BM25F with one shared normalisation. PairWeight scales the contribution of
+// adjacent-stem pairs relative to single stems.
+type Params struct {
+	K1, B             float64
+	NameWeight        float64
+	DescriptionWeight float64
+	HeadingWeight     float64
+	PairWeight        float64
+	// Damping scales every score of a prompt by q/(q + Damping), where q
+	// is the number of distinct content stems in the prompt. The factor is
+	// the same for every skill, so it never changes the order of a
+	// ranking; it only makes a prompt of one or two content words ("Review.",
+	// "Skip that.") need more evidence to count as a topic signal. 0 turns
+	// it off.
+	Damping float64
+	// IndexNegativeSentences indexes a description whole. By default its
+	// negative sentences ("SKIP …", "Do not …", "Not for …", see
+	// NegativeSentence) are left out, as negative headings are.
+	IndexNegativeSentences bool
+}
+
+// DefaultParams returns the documented defaults: k1 = 1.2, b = 0.75,
+// name ×3, description ×2, headings ×1, pairs ×1.
+func DefaultParams() Params {
+	return Params{K1: 1.2, B: 0.75, NameWeight: 3, DescriptionWeight: 2, HeadingWeight: 1, PairWeight: 1, Damping: 1}
+}
+
+// Validate reports the first parameter out of range: weights and K1 must be
+// finite and not negative, B must lie in [0, 1].
+func (p Params) Validate() error {
+	check := func(name string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("relevance: %s must be a finite number >= 0, got %v", name, v)
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"k1", p.K1}, {"b", p.B}, {"name weight", p.NameWeight},
+		{"description weight", p.DescriptionWeight}, {"heading weight", p.HeadingWeight},
+		{"pair weight", p.PairWeight}, {"damping", p.Damping}} {
+		if err := check(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if p.B > 1 {
+		return fmt.Errorf("relevance: b must lie in [0, 1], got %v", p.B)
+	}
+	return nil
+}
+
+// posting is one skill holding a term, with the term's weighted frequency.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// Index is a BM25 index of skills. It is immutable once built and safe for
+// concurrent use.
+type Index struct {
+	params   Params
+	names    []string
+	ids      map[string]int32 // term -> id
+	postings [][]posting      // by term id
+	idf      []float64        // by term id
+	norm     []float64        // by doc: k1 * (1 - b + b*len/avglen)
+	stems    map[string]string
+}
+
+// NewIndex indexes docs with p. Parameters that fail Validate are replaced
+// by their defaults. Docs keep their order; their names need not be unique.
+func NewIndex(docs []Doc, p Params) *Index {
+	p = sanitize(p)
+	ix := &Index{
+		params: p,
+		names:  make([]string, len(docs)),
+		ids:    make(map[string]int32, 1024),
+		norm:   make([]float64, len(docs)),
+		stems:  make(map[string]string, 1024),
+	}
+	st := stemmer{cache: ix.stems}
+	// acc holds the weighted frequency of each term in the current doc,
+	// touched the term ids set in it, so no per-doc map is needed.
+	var acc []float32
+	touched := make([]int32, 0, 64)
+	lengths := make([]float64, len(docs))
+	var pairBuf []byte
+	var docLen float64
+	var fieldWeight float64
+	add := func(t string, w float64) {
+		id, ok := ix.ids[t]
+		if !ok {
+			id = int32(len(ix.postings))
+			ix.ids[strings.Clone(t)] = id
+			ix.postings = append(ix.postings, nil)
+			acc = append(acc, 0)
+		}
+		if acc[id] == 0 {
+			touched = append(touched, id)
+		}
+		acc[id] += float32(w)
+		docLen += w
+	}
+	unigram := func(t string) { add(t, fieldWeight) }
+	pair := func(a, b string) {
+		if p.PairWeight == 0 {
+			return
+		}
+		pairBuf = append(append(append(pairBuf[:0], a...), PairSep...), b...)
+		add(string(pairBuf), fieldWeight*p.PairWeight)
+	}
+	var total float64
+	for d, doc := range docs {
+		ix.names[d] = doc.Name
+		docLen = 0
+		touched = touched[:0]
+		if p.NameWeight > 0 {
+			fieldWeight = p.NameWeight
+			st.analyze(doc.Name, unigram, pair)
+		}
+		if p.DescriptionWeight > 0 {
+			fieldWeight = p.DescriptionWeight
+			if p.IndexNegativeSentences {
+				st.analyze(doc.Description, unigram, pair)
+			} else {
+				st.analyze(IndexedDescription(doc.Description), unigram, pair)
+			}
+		}
+		if p.HeadingWeight > 0 {
+			fieldWeight = p.HeadingWeight
+			for _, h := range IndexedHeadings(doc.Headings, doc.Levels) {
+				st.analyze(h, unigram, pair)
+			}
+		}
+		for _, id := range touched {
+			ix.postings[id] = append(ix.postings[id], posting{doc: int32(d), tf: acc[id]})
+			acc[id] = 0
+		}
+		lengths[d] = docLen
+		total += docLen
+	}
+	avg := 1.0
+	if len(docs) > 0 && total > 0 {
+		avg = total / float64(len(docs))
+	}
+	for d, l := range lengths {
+		ix.norm[d] = p.K1 * (1 - p.B + p.B*l/avg)
+	}
+	n := float64(len(docs))
+	ix.idf = make([]float64, len(ix.postings))
+	for id, ps := range ix.postings {
+		df := float64(len(ps))
+		ix.idf[id] = math.Log(1 + (n-df+0.5)/(df+0.5))
+		ix.postings[id] = slices.Clip(ps)
+	}
+	return ix
+}
+
+func sanitize(p Params) Params {
+	d := DefaultParams()
+	ok := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }
+	if !ok(p.K1) {
+		p.K1 = d.K1
+	}
+	if !ok(p.B) || p.B > 1 {
+		p.B = d.B
+	}
+	if !ok(p.NameWeight) {
+		p.NameWeight = d.NameWeight
+	}
+	if !ok(p.DescriptionWeight) {
+		p.DescriptionWeight = d.DescriptionWeight
+	}
+	if !ok(p.HeadingWeight) {
+		p.HeadingWeight = d.HeadingWeight
+	}
+	if !ok(p.PairWeight) {
+		p.PairWeight = d.PairWeight
+	}
+	if !ok(p.Damping) {
+		p.Damping = d.Damping
+	}
+	return p
+}
+
+// Params returns the parameters the index was built with.
+func (ix *Index) Params() Params { return ix.params }
+
+// Len returns the number of indexed skills.
+func (ix *Index) Len() int { return len(ix.names) }
+
+// Names returns the indexed skills' names in index order.
+func (ix *Index) Names() []string { return slices.Clone(ix.names) }
+
+// DocFreq returns how many skills hold term (a stem or a stem pair, as
+// Terms returns them).
+func (ix *Index) DocFreq(term string) int {
+	if id, ok := ix.ids[term]; ok {
+		return len(ix.postings[id])
+	}
+	return 0
+}
+
+// IDF returns the inverse document frequency of term, ln(1 + (N - n +
+// 0.5)/(n + 0.5)) with N skills of which n hold the term; 0 for a term no
+// skill holds.
+func (ix *Index) IDF(term string) float64 {
+	if id, ok := ix.ids[term]; ok {
+		return ix.idf[id]
+	}
+	return 0
+}
+
+// queryTerm is one distinct term of a query found in the index.
+type queryTerm struct {
+	text string
+	id   int32
+}
+
+// queryTerms returns the distinct terms of text that the index holds,
+// sorted by text, and the number of distinct content stems in text.
+func (ix *Index) queryTerms(text string) ([]queryTerm, int) {
+	st := stemmer{}
+	var qs []queryTerm
+	found := make(map[int32]bool)
+	stems := make(map[string]bool)
+	var pairBuf []byte
+	lookup := func(t string) {
+		if id, ok := ix.ids[t]; ok && !found[id] {
+			found[id] = true
+			qs = append(qs, queryTerm{text: strings.Clone(t), id: id})
+		}
+	}
+	stem := func(w string) string {
+		if s, ok := ix.stems[w]; ok {
+			return s
+		}
+		return st.stem(w)
+	}
+	prev := ""
+	words(text, func(w string, brk bool) {
+		if brk {
+			prev = ""
+		}
+		if !keep(w) {
+			return
+		}
+		s := stem(w)
+		if !stems[s] {
+			stems[strings.Clone(s)] = true
+		}
+		lookup(s)
+		if prev != "" && ix.params.PairWeight > 0 {
+			pairBuf = append(append(append(pairBuf[:0], prev...), PairSep...), s...)
+			lookup(string(pairBuf))
+		}
+		prev = s
+	})
+	slices.SortFunc(qs, func(a, b queryTerm) int { return strings.Compare(a.text, b.text) })
+	return qs, len(stems)
+}
+
+// Rank scores every skill for text and returns those with a positive score,
+// best first, ties broken by name. Each result lists its matched terms,
+// sorted. Signal is true when some skill scored at least minSignal.
+//
+// A skill's score is the sum, over the distinct query terms it holds, of
+// idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), with tf and len
+// the field-weighted frequency and length described at Params (a pair
+// term's tf is scaled by PairWeight), the whole multiplied by the prompt's
+// damping factor q/(q + Damping).
+func (ix *Index) Rank(text string, minSignal float64) Ranking {
+	qs, q := ix.queryTerms(text)
+	if len(qs) == 0 {
+		return Ranking{Results: []Result{}}
+	}
+	damp := float64(q) / (float64(q) + ix.params.Damping)
+	n := len(ix.names)
+	scores := make([]float64, n)
+	// Matches are kept as a linked list per doc: head[d] is 1 + the index
+	// in hits of the doc's latest match, next[i] the same for the one
+	// before it.
+	head := make([]int32, n)
+	type hit struct {
+		term int32 // index into qs
+		next int32
+	}
+	total := 0
+	for _, q := range qs {
+		total += len(ix.postings[q.id])
+	}
+	hits := make([]hit, 0, total)
+	docs := make([]int32, 0, min(total, n))
+	k1p1 := ix.params.K1 + 1
+	// damp scales every contribution alike, so it can be folded into the
+	// constant factor.
+	k1p1 *= damp
+	for qi, q := range qs {
+		idf := ix.idf[q.id]
+		for _, p := range ix.postings[q.id] {
+			tf := float64(p.tf)
+			s := idf * tf * k1p1 / (tf + ix.norm[p.doc])
+			if head[p.doc] == 0 {
+				docs = append(docs, p.doc)
+			}
+			scores[p.doc] += s
+			hits = append(hits, hit{term: int32(qi), next: head[p.doc]})
+			head[p.doc] = int32(len(hits))
+		}
+	}
+	results := make([]Result, 0, len(docs))
+	for _, d := range docs {
+		if scores[d] > 0 {
+			results = append(results, Result{Skill: ix.names[d], Score: scores[d]})
+		}
+	}
+	// Sort a permutation of docs alongside results.
+	order := make([]int, len(results))
+	kept := docs[:0]
+	for _, d := range docs {
+		if scores[d] > 0 {
+			kept = append(kept, d)
+		}
+	}
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		ra, rb := &results[a], &results[b]
+		if ra.Score != rb.Score {
+			if ra.Score > rb.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(ra.Skill, rb.Skill)
+	})
+	sorted := make([]Result, len(results))
+	// One backing array for every result's terms.
+	termBuf := make([]string, 0, len(hits))
+	for i, o := range order {
+		r := results[o]
+		d := kept[o]
+		start := len(termBuf)
+		for h := head[d]; h != 0; h = hits[h-1].next {
+			termBuf = append(termBuf, qs[hits[h-1].term].text)
+		}
+		ts := termBuf[start:len(termBuf):len(termBuf)]
+		slices.Reverse(ts) // hits were prepended; qs is sorted
+		r.Terms = ts
+		sorted[i] = r
+	}
+	rk := Ranking{Results: sorted}
+	if len(sorted) > 0 {
+		rk.Best = sorted[0].Score
+		rk.Signal = rk.Best >= minSignal
+	}
+	return rk
+}
