@@ -446,8 +446,8 @@ func (t Tiers) decide(s *State, ld Load, hasCaller bool, caller *Selection) (pla
 			s.Restore = nil
 			why += "; session scope cancels the restore pending at the end of the run"
 		}
-		p.cause.Reason = why + "; already on " + to.String()
-		record("already on " + to.String())
+		p.cause.Reason = why + "; already on " + s.Current.String()
+		record("already on " + s.Current.String())
 		return p, acts
 	}
 	switch {

@@ -29,6 +29,7 @@ func testRegistry() Registry {
 		{Provider: "anthropic", ID: "claude-haiku-4-5", InputPrice: price(1), OutputPrice: price(5), Reasoning: true},
 		{Provider: "ollama", ID: "qwen3-coder", Reasoning: true},
 		{Provider: "openrouter", ID: "tiny-chat", InputPrice: price(0.1), OutputPrice: price(0.2)},
+		{Provider: "amazon-bedrock", ID: "claude-sonnet-4-5", InputPrice: price(3), OutputPrice: price(15), Reasoning: true},
 	})
 }
 
@@ -166,6 +167,8 @@ func scenarios() []scenario {
 				return c
 			}(),
 			steps: []step{on(sonnet, ""), load(worker("a", "small"), worker("b", "")).then()}},
+		{name: "a tier whose level clamps to the current one does not switch", cfg: testConfig(nil),
+			steps: []step{on(plain, ThinkingOff), load(worker("a", "plain-high")).then(), load(worker("b", "small")).then("switch anthropic/claude-haiku-4-5 (thinking low)")}},
 		{name: "default written as a model", cfg: testConfig(func(c *Config) { c.Default = &DefaultRef{Tier: Tier{Model: haiku, Scope: ScopeSession}} }),
 			steps: []step{on(sonnet, ""), load(worker("a", "")).then("switch anthropic/claude-haiku-4-5")}},
 
@@ -487,7 +490,7 @@ func TestCompare(t *testing.T) {
 	}{
 		{"cheaper model", *sel(opus, ""), *sel(haiku, ThinkingHigh), Cheaper},
 		{"dearer model", *sel(haiku, ""), *sel(sonnet, ""), NotCheaper},
-		{"same price is not cheaper", *sel(sonnet, ThinkingHigh), *sel(sonnet, ThinkingHigh), NotCheaper},
+		{"same price, other model, is not cheaper", *sel(sonnet, ThinkingHigh), *sel(ModelRef{"amazon-bedrock", "claude-sonnet-4-5"}, ThinkingLow), NotCheaper},
 		{"unpriced target", *sel(opus, ""), *sel(local, ""), Unknown},
 		{"unpriced origin", *sel(local, ""), *sel(haiku, ""), Unknown},
 		{"model not in registry", *sel(opus, ""), *sel(ghost, ""), Unknown},
