@@ -308,7 +308,7 @@ func syntaxDiagnostic(err error, data []byte, file string, lines lineIndex) Diag
 	case errors.As(err, &se):
 		d.Line = lines.line(se.Offset - 1)
 		msg := err.Error()
-		if strings.HasPrefix(msg, "invalid character") && se.Offset > 0 && int(se.Offset) <= len(data) && data[se.Offset-1] == '/' {
+		if strings.HasPrefix(msg, "invalid character '/'") {
 			msg += " (JSON has no comments)"
 		}
 		if msg == "" || strings.HasPrefix(msg, "json: ") {

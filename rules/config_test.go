@@ -1,0 +1,290 @@
+package rules
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestDefaultsMatchReference(t *testing.T) {
+	// The defaults of ../shared/reference/lifecycle-options.md, written out.
+	want := map[string]any{
+		"enabled": true, "topK": 3.0, "relativeScore": 0.5, "minSignal": 2.0,
+		"inferEntrySkill": true, "entrySkill": "", "pinEntrySkill": true,
+		"helperSkills": []any{}, "protectCallers": false, "protectLoader": false,
+		"rules": []any{}, "threshold": 0.15, "pinned": []any{}, "minKeep": 2.0,
+		"maxKeep": 0.0, "evictOnSkillLoad": true, "blockDirectSkillReads": true,
+		"verbose": true, "skipOnShortPrompts": true, "minScorablePromptLength": 15.0,
+		"topicChangeThreshold": 0.7, "trustProjectConfig": true,
+	}
+	b, err := json.Marshal(Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("defaults (-want +got):\n%s", d)
+	}
+	// Every key Parse knows is a key of Config's JSON, and vice versa
+	// (models is omitted when nil).
+	keys := map[string]bool{"models": true}
+	for k := range got {
+		keys[k] = true
+	}
+	for _, k := range Keys() {
+		if !keys[k] {
+			t.Errorf("option %q is not a Config field", k)
+		}
+		delete(keys, k)
+	}
+	if len(keys) != 0 {
+		t.Errorf("Config fields without an option: %v", keys)
+	}
+}
+
+func TestParseValid(t *testing.T) {
+	src := `{
+  "$schema": "https://example.invalid/schema.json",
+  "topK": 5,
+  "relativeScore": 0.25,
+  "minSignal": 1.5,
+  "entrySkill": " triage-ml-task ",
+  "helperSkills": ["plot-ml-figure"],
+  "pinned": ["setup-workspace", "b"],
+  "rules": [{"skillName": "plot-ml-figure", "keywords": ["plot", "chart"]},
+            {"skillName": "x", "keywords": ["k"], "weight": 2.5}],
+  "maxKeep": 1e1,
+  "enabled": false,
+  "models": {"tiers": {"small": {"provider": "p", "model": "m"}}},
+  "trustProjectConfig": false
+}`
+	f, ds := Parse([]byte(src), "user.json")
+	if len(ds) != 0 {
+		t.Fatalf("diagnostics: %v", ds)
+	}
+	want := Fragment{
+		TopK: ptr(5), RelativeScore: ptr(0.25), MinSignal: ptr(1.5), EntrySkill: ptr("triage-ml-task"),
+		HelperSkills: &[]string{"plot-ml-figure"}, Pinned: &[]string{"setup-workspace", "b"},
+		Rules: &[]Rule{{SkillName: "plot-ml-figure", Keywords: []string{"plot", "chart"}, Weight: 1},
+			{SkillName: "x", Keywords: []string{"k"}, Weight: 2.5}},
+		MaxKeep: ptr(10), Enabled: ptr(false),
+		Models:             json.RawMessage(`{"tiers": {"small": {"provider": "p", "model": "m"}}}`),
+		TrustProjectConfig: ptr(false),
+	}
+	if d := cmp.Diff(want, f); d != "" {
+		t.Errorf("fragment (-want +got):\n%s", d)
+	}
+}
+
+func TestParseProblems(t *testing.T) {
+	tests := []struct {
+		name    string
+		src     string
+		ignored bool       // the file is ignored as a whole
+		want    Diagnostic // the first diagnostic (File is filled in)
+		msg     string     // substring of its message
+	}{
+		{"unknown key is a warning", "{\n \"topk\": 4,\n \"minKeep\": 3}", false,
+			Diagnostic{Line: 2, Key: "topk", Severity: skills.Warning}, `did you mean "topK"`},
+		{"unknown key far from any", `{"colour": "red"}`, false,
+			Diagnostic{Line: 1, Key: "colour", Severity: skills.Warning}, "unknown key, ignored"},
+		{"negative topK", "{\n\n  \"topK\": -1}", true,
+			Diagnostic{Line: 3, Key: "topK", Severity: skills.Error}, "-1 is negative"},
+		{"string for number", `{"minSignal": "2"}`, true,
+			Diagnostic{Line: 1, Key: "minSignal", Severity: skills.Error}, `got the string "2"`},
+		{"NaN as a string", `{"relativeScore": "NaN"}`, true,
+			Diagnostic{Line: 1, Key: "relativeScore", Severity: skills.Error}, `must be a number from 0 to 1, got the string "NaN"`},
+		{"Infinity as a string", `{"threshold": "Infinity"}`, true,
+			Diagnostic{Line: 1, Key: "threshold", Severity: skills.Error}, "must be a number"},
+		{"number beyond float64", `{"minSignal": 1e400}`, true,
+			Diagnostic{Line: 1, Key: "minSignal", Severity: skills.Error}, "out of range"},
+		{"huge count", `{"maxKeep": 10000000000000000000000}`, true,
+			Diagnostic{Line: 1, Key: "maxKeep", Severity: skills.Error}, "too large"},
+		{"fraction for count", `{"minKeep": 2.5}`, true,
+			Diagnostic{Line: 1, Key: "minKeep", Severity: skills.Error}, "whole number"},
+		{"relativeScore above 1", `{"relativeScore": 1.5}`, true,
+			Diagnostic{Line: 1, Key: "relativeScore", Severity: skills.Error}, "too large"},
+		{"bool as string", `{"enabled": "false"}`, true,
+			Diagnostic{Line: 1, Key: "enabled", Severity: skills.Error}, "must be true or false"},
+		{"null bool", `{"verbose": null}`, true,
+			Diagnostic{Line: 1, Key: "verbose", Severity: skills.Error}, "got null"},
+		{"pinned not a list", `{"pinned": "a"}`, true,
+			Diagnostic{Line: 1, Key: "pinned", Severity: skills.Error}, "list of skill names"},
+		{"pinned with a number", `{"pinned": ["a", 3]}`, true,
+			Diagnostic{Line: 1, Key: "pinned", Severity: skills.Error}, "item 1 must be a string"},
+		{"empty helper name", `{"helperSkills": [" "]}`, true,
+			Diagnostic{Line: 1, Key: "helperSkills", Severity: skills.Error}, "empty skill name"},
+		{"rule without keywords", "{\"rules\": [\n{\"skillName\": \"a\", \"keywords\": []}]}", true,
+			Diagnostic{Line: 1, Key: "rules[0].keywords", Severity: skills.Error}, "at least one keyword"},
+		{"rule without skillName", `{"rules": [{"keywords": ["a"]}]}`, true,
+			Diagnostic{Line: 1, Key: "rules[0]", Severity: skills.Error}, "has no skillName"},
+		{"rule weight zero", `{"rules": [{"skillName": "a", "keywords": ["a"], "weight": 0}]}`, true,
+			Diagnostic{Line: 1, Key: "rules[0].weight", Severity: skills.Error}, "above 0"},
+		{"rule not an object", `{"rules": ["a"]}`, true,
+			Diagnostic{Line: 1, Key: "rules[0]", Severity: skills.Error}, "must be an object"},
+		{"unknown key in rule", `{"rules": [{"skillName": "a", "keywords": ["a"], "weigth": 2}]}`, false,
+			Diagnostic{Line: 1, Key: "rules[0].weigth", Severity: skills.Warning}, "unknown key in a rule"},
+		{"models not an object", `{"models": []}`, true,
+			Diagnostic{Line: 1, Key: "models", Severity: skills.Error}, "must be an object"},
+		{"syntax error", "{\n  \"topK\": 3,\n  \"minKeep\" 2\n}", true,
+			Diagnostic{Line: 3, Severity: skills.Error}, "not valid JSON"},
+		{"comment", "{\n  // keep more\n  \"topK\": 5\n}", true,
+			Diagnostic{Line: 2, Severity: skills.Error}, "JSON has no comments"},
+		{"truncated", "{\n  \"topK\": 3,", true,
+			Diagnostic{Line: 2, Severity: skills.Error}, "ends before the object is closed"},
+		{"not an object", `[1, 2]`, true,
+			Diagnostic{Line: 1, Severity: skills.Error}, "must hold one JSON object"},
+		{"trailing text", `{"topK": 3} x`, true,
+			Diagnostic{Line: 1, Severity: skills.Error}, "not valid JSON"},
+		{"two objects", `{"topK": 3} {"topK": 4}`, true,
+			Diagnostic{Line: 1, Severity: skills.Error}, "not valid JSON"},
+		{"empty file", " \n", false,
+			Diagnostic{Severity: skills.Warning}, "empty"},
+		{"duplicate key", "{\"topK\": 3,\n\"topK\": 4}", false,
+			Diagnostic{Line: 2, Key: "topK", Severity: skills.Warning}, "more than once"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, ds := Parse([]byte(tt.src), "/p/.pi/skill-lifecycle.json")
+			if len(ds) == 0 {
+				t.Fatalf("no diagnostic")
+			}
+			got := ds[0]
+			msg := got.Message
+			got.Message = ""
+			want := tt.want
+			want.File = "/p/.pi/skill-lifecycle.json"
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("diagnostic (-want +got):\n%s\n(message %q)", d, msg)
+			}
+			if !strings.Contains(msg, tt.msg) {
+				t.Errorf("message %q does not contain %q", msg, tt.msg)
+			}
+			if tt.ignored {
+				if d := cmp.Diff(Fragment{}, f); d != "" {
+					t.Errorf("an invalid file must be ignored whole; got fragment:\n%s", d)
+				}
+				last := ds[len(ds)-1]
+				if last.Severity != skills.Error {
+					t.Errorf("last diagnostic %v is not an error", last)
+				}
+			}
+		})
+	}
+}
+
+func TestParseWarningKeepsRest(t *testing.T) {
+	f, ds := Parse([]byte(`{"minKeep": 4, "colour": "red", "topK": 4, "topK": 6}`), "u.json")
+	if len(ds) != 2 {
+		t.Fatalf("want 2 warnings, got %v", ds)
+	}
+	if d := cmp.Diff(Fragment{MinKeep: ptr(4), TopK: ptr(6)}, f); d != "" {
+		t.Errorf("fragment (-want +got):\n%s", d)
+	}
+	if s := ds[0].String(); !strings.HasPrefix(s, "u.json:1: warning: topK: ") {
+		t.Errorf("String() = %q", s)
+	}
+}
+
+func TestParseNeverPanics(t *testing.T) {
+	inputs := []string{"", "{", "}", "null", `"x"`, "{\"rules\": [{}]}", "{\"rules\": [{\"skillName\": 1, \"keywords\": 2}]}",
+		"\xef\xbb\xbf{\"topK\": 1}", "{\"topK\": 1e-400}", "{\"topK\": -0}", "{\"\": 1}", "{\"topK\": 0x10}", "\x00\xff"}
+	for _, in := range inputs {
+		Parse([]byte(in), "f")
+	}
+	f, ds := Parse([]byte("\xef\xbb\xbf{\"topK\": 1}"), "f")
+	if len(ds) != 0 || f.TopK == nil || *f.TopK != 1 {
+		t.Errorf("a byte-order mark must be accepted: %v %v", f, ds)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"topK": 3, "rules": [{"skillName": "a", "keywords": ["b"]}]}`))
+	f.Add([]byte(`{"models": {"x": 1}, "pinned": ["a"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		frag, ds := Parse(data, "f")
+		for _, d := range ds {
+			if d.Severity == skills.Error && !cmp.Equal(frag, Fragment{}) {
+				t.Fatalf("error without ignoring the file: %v", ds)
+			}
+		}
+		_ = Merge(frag, frag, Trusted)
+	})
+}
+
+func TestMerge(t *testing.T) {
+	parse := func(src string) Fragment {
+		t.Helper()
+		f, ds := Parse([]byte(src), "x")
+		if len(ds) != 0 {
+			t.Fatalf("diagnostics: %v", ds)
+		}
+		return f
+	}
+	user := parse(`{"topK": 5, "minKeep": 1, "pinned": ["a"], "rules": [{"skillName": "u", "keywords": ["u1", "u2"]}], "models": {"default": "small"}}`)
+	userNoTrust := parse(`{"topK": 5, "trustProjectConfig": false}`)
+	project := parse(`{"minKeep": 3, "pinned": [], "rules": [{"skillName": "p", "keywords": ["p1"], "weight": 2}], "trustProjectConfig": true}`)
+
+	withDefaults := func(mod func(*Config)) Config {
+		c := Default()
+		mod(&c)
+		return c
+	}
+	tests := []struct {
+		name          string
+		user, project Fragment
+		trust         Trust
+		want          Config
+	}{
+		{"nothing set", Fragment{}, Fragment{}, TrustUnknown, Default()},
+		{"user only", user, Fragment{}, Trusted, withDefaults(func(c *Config) {
+			c.TopK, c.MinKeep, c.Pinned = 5, 1, []string{"a"}
+			c.Rules = []Rule{{SkillName: "u", Keywords: []string{"u1", "u2"}, Weight: 1}}
+			c.Models = json.RawMessage(`{"default": "small"}`)
+		})},
+		{"trusted project overrides key by key, rules replaced", user, project, Trusted, withDefaults(func(c *Config) {
+			c.TopK, c.MinKeep, c.Pinned = 5, 3, []string{}
+			c.Rules = []Rule{{SkillName: "p", Keywords: []string{"p1"}, Weight: 2}}
+			c.Models = json.RawMessage(`{"default": "small"}`)
+		})},
+		{"untrusted project ignored", user, project, Untrusted, withDefaults(func(c *Config) {
+			c.TopK, c.MinKeep, c.Pinned = 5, 1, []string{"a"}
+			c.Rules = []Rule{{SkillName: "u", Keywords: []string{"u1", "u2"}, Weight: 1}}
+			c.Models = json.RawMessage(`{"default": "small"}`)
+		})},
+		{"no host trust: user default trusts", Fragment{}, project, TrustUnknown, withDefaults(func(c *Config) {
+			c.MinKeep, c.Pinned = 3, []string{}
+			c.Rules = []Rule{{SkillName: "p", Keywords: []string{"p1"}, Weight: 2}}
+		})},
+		{"no host trust: user says no, project cannot vouch for itself", userNoTrust, project, TrustUnknown, withDefaults(func(c *Config) {
+			c.TopK, c.TrustProjectConfig = 5, false
+		})},
+		{"host trust wins over the user's setting", userNoTrust, project, Trusted, withDefaults(func(c *Config) {
+			c.TopK, c.MinKeep, c.Pinned, c.TrustProjectConfig = 5, 3, []string{}, false
+			c.Rules = []Rule{{SkillName: "p", Keywords: []string{"p1"}, Weight: 2}}
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Merge(tt.user, tt.project, tt.trust)
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("merged (-want +got):\n%s", d)
+			}
+		})
+	}
+	// Merging must not alias the fragments' slices.
+	got := Merge(user, Fragment{}, Trusted)
+	got.Pinned[0] = "changed"
+	got.Rules[0].Keywords[0] = "changed"
+	if (*user.Pinned)[0] != "a" || (*user.Rules)[0].Keywords[0] != "u1" {
+		t.Errorf("Merge aliases the user fragment")
+	}
+}

@@ -1,0 +1,335 @@
+package rules
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+)
+
+// wordRanker scores a skill by summing, over the words of the text, the
+// points that word gives the skill: a stand-in for relevance.Index.
+type wordRanker map[string]map[string]float64 // word -> skill -> points
+
+func (w wordRanker) Rank(text string, minSignal float64) relevance.Ranking {
+	sc := map[string]float64{}
+	for _, word := range Words(text) {
+		for s, p := range w[word] {
+			sc[s] += p
+		}
+	}
+	var r relevance.Ranking
+	for s, v := range sc {
+		if v > 0 {
+			r.Results = append(r.Results, relevance.Result{Skill: s, Score: v})
+		}
+	}
+	sort.Slice(r.Results, func(i, j int) bool {
+		a, b := r.Results[i], r.Results[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return a.Skill < b.Skill
+	})
+	if len(r.Results) > 0 {
+		r.Best = r.Results[0].Score
+	}
+	r.Signal = r.Best >= minSignal
+	return r
+}
+
+// ranker: "plot" → plot 10, eda 2; "data" → eda 6, clean 5, plot 1, model 1;
+// "model" → model 9, eval 3; "deploy" → ship 8; "hello" → hi 1 (weak).
+var ranker = wordRanker{
+	"plot":   {"plot": 10, "eda": 2},
+	"data":   {"eda": 6, "clean": 5, "plot": 1, "model": 1},
+	"model":  {"model": 9, "eval": 3},
+	"deploy": {"ship": 8},
+	"hello":  {"hi": 1},
+}
+
+type verdictSummary struct {
+	Skill string
+	Keep  bool
+	Code  Code
+}
+
+func summarize(vs []Verdict) []verdictSummary {
+	out := make([]verdictSummary, len(vs))
+	for i, v := range vs {
+		out[i] = verdictSummary{v.Skill, v.Keep, v.Reason.Code}
+	}
+	return out
+}
+
+func bodies(names ...string) []Body {
+	bs := make([]Body, len(names))
+	for i, n := range names {
+		bs[i] = Body{ID: "id-" + n, Skill: n, Run: 1}
+	}
+	return bs
+}
+
+func cfgWith(mod func(*Config)) Config {
+	c := Default()
+	if mod != nil {
+		mod(&c)
+	}
+	return c
+}
+
+func TestJudgePrompt(t *testing.T) {
+	type V = verdictSummary
+	pin := func(bs []Body, skill string, p PinSource) []Body {
+		for i := range bs {
+			if bs[i].Skill == skill {
+				bs[i].Pinned = p
+			}
+		}
+		return bs
+	}
+	tests := []struct {
+		name   string
+		cfg    Config
+		bodies []Body
+		prompt string
+		topic  []string
+		want   []V
+		judged bool
+	}{
+		{"irrelevant old bodies go, recent stay", cfgWith(nil), bodies("ship", "hi", "eda", "plot", "model"),
+			"please plot the data for me", nil,
+			[]V{{"ship", false, ArchiveNotRelevant}, {"hi", false, ArchiveNotRelevant}, {"eda", true, KeepRelevant},
+				{"plot", true, KeepRecent}, {"model", true, KeepRecent}}, true},
+		{"relativeScore keeps a fourth-ranked skill", cfgWith(func(c *Config) { c.TopK = 1; c.MinKeep = 0; c.RelativeScore = 0.5 }),
+			bodies("plot", "eda", "clean", "model"), "data data model", nil,
+			// eda 12, clean 10, model 11, plot 2: top1 = eda; cut 6
+			[]V{{"plot", false, ArchiveNotRelevant}, {"eda", true, KeepRelevant}, {"clean", true, KeepRelevant}, {"model", true, KeepRelevant}}, true},
+		{"topK alone when relativeScore is 1", cfgWith(func(c *Config) { c.TopK = 2; c.MinKeep = 0; c.RelativeScore = 1 }),
+			bodies("plot", "eda", "clean", "model"), "data data model", nil,
+			[]V{{"plot", false, ArchiveNotRelevant}, {"eda", true, KeepRelevant}, {"clean", false, ArchiveNotRelevant}, {"model", true, KeepRelevant}}, true},
+		{"no signal evicts nothing", cfgWith(func(c *Config) { c.MinKeep = 0 }), bodies("ship", "plot"),
+			"hello there my dear friend", nil,
+			[]V{{"ship", true, KeepNoSignal}, {"plot", true, KeepNoSignal}}, true},
+		{"no match at all is no signal", cfgWith(func(c *Config) { c.MinKeep = 0 }), bodies("ship", "plot"),
+			"Yes, that one, go ahead with it.", nil,
+			[]V{{"ship", true, KeepNoSignal}, {"plot", true, KeepNoSignal}}, true},
+		{"short prompt skips judging", cfgWith(func(c *Config) { c.MinKeep = 0 }), bodies("ship", "plot"),
+			"Plot it.", nil,
+			[]V{{"ship", true, KeepShort}, {"plot", true, KeepShort}}, false},
+		{"short prompt judged when skipping is off", cfgWith(func(c *Config) { c.MinKeep = 0; c.SkipOnShortPrompts = false }), bodies("ship", "plot"),
+			"Plot it.", nil,
+			[]V{{"ship", false, ArchiveNotRelevant}, {"plot", true, KeepRelevant}}, true},
+		{"same topic skips judging", cfgWith(func(c *Config) { c.MinKeep = 0 }), bodies("ship", "plot"),
+			"plot the data, please", []string{"data", "plot"},
+			[]V{{"ship", true, KeepSameTopic}, {"plot", true, KeepSameTopic}}, false},
+		{"new topic is judged", cfgWith(func(c *Config) { c.MinKeep = 0 }), bodies("ship", "plot"),
+			"now deploy the model to production", []string{"data", "plot"},
+			[]V{{"ship", true, KeepRelevant}, {"plot", false, ArchiveNotRelevant}}, true},
+		{"pinned and entry never go", cfgWith(func(c *Config) { c.MinKeep = 0 }),
+			pin(pin(pin(bodies("ship", "hi", "clean"), "ship", PinConfig), "hi", PinEntry), "clean", PinUser),
+			"deploy nothing but plots plot", nil,
+			[]V{{"ship", true, KeepPinned}, {"hi", true, KeepEntry}, {"clean", true, KeepPinned}}, true},
+		{"keyword rule keeps an irrelevant body", cfgWith(func(c *Config) {
+			c.MinKeep = 0
+			c.Rules = []Rule{{SkillName: "ship", Keywords: []string{"release", "docker image", "k8s"}, Weight: 1}}
+		}), bodies("ship", "hi"), "plot the docker image sizes", nil,
+			[]V{{"ship", true, KeepRule}, {"hi", false, ArchiveNotRelevant}}, true},
+		{"keyword rule below threshold", cfgWith(func(c *Config) {
+			c.MinKeep = 0
+			c.Threshold = 0.5
+			c.Rules = []Rule{{SkillName: "ship", Keywords: []string{"release", "docker image", "k8s"}, Weight: 1}}
+		}), bodies("ship"), "plot the docker image sizes", nil,
+			[]V{{"ship", false, ArchiveNotRelevant}}, true},
+		{"maxKeep caps the oldest unprotected, pin survives", cfgWith(func(c *Config) { c.MaxKeep = 2; c.MinKeep = 1 }),
+			pin(bodies("hi", "eda", "clean", "plot"), "hi", PinConfig),
+			"please plot the data for me", nil,
+			// relevance keeps eda, clean, plot; hi pinned; 4 > 2: eda then clean go; plot is recent.
+			[]V{{"hi", true, KeepPinned}, {"eda", false, ArchiveOverMaxKeep}, {"clean", false, ArchiveOverMaxKeep}, {"plot", true, KeepRecent}}, true},
+		{"maxKeep cannot evict protected bodies", cfgWith(func(c *Config) { c.MaxKeep = 1; c.MinKeep = 2 }),
+			pin(bodies("hi", "eda", "plot"), "hi", PinUser), "Plot it.", nil,
+			[]V{{"hi", true, KeepPinned}, {"eda", true, KeepRecent}, {"plot", true, KeepRecent}}, false},
+		{"maxKeep applies on a skipped prompt", cfgWith(func(c *Config) { c.MaxKeep = 2; c.MinKeep = 1 }),
+			bodies("ship", "eda", "plot"), "ok", nil,
+			[]V{{"ship", false, ArchiveOverMaxKeep}, {"eda", true, KeepShort}, {"plot", true, KeepRecent}}, false},
+		{"disabled keeps everything", cfgWith(func(c *Config) { c.Enabled = false; c.MaxKeep = 1 }),
+			bodies("ship", "hi", "plot"), "please plot the data for me", nil,
+			[]V{{"ship", true, KeepDisabled}, {"hi", true, KeepDisabled}, {"plot", true, KeepDisabled}}, false},
+		{"minKeep larger than the bodies", cfgWith(func(c *Config) { c.MinKeep = 10 }),
+			bodies("ship", "hi"), "please plot the data for me", nil,
+			[]V{{"ship", true, KeepRecent}, {"hi", true, KeepRecent}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := JudgePrompt(PromptCase{Config: tt.cfg, Bodies: tt.bodies, Prompt: tt.prompt, Topic: tt.topic, Ranker: ranker})
+			if d := cmp.Diff(tt.want, summarize(out.Verdicts)); d != "" {
+				t.Errorf("verdicts (-want +got):\n%s", d)
+			}
+			if out.Judged != tt.judged {
+				t.Errorf("judged = %v, want %v", out.Judged, tt.judged)
+			}
+			for _, v := range out.Verdicts {
+				if v.Reason.Text == "" || v.ID == "" {
+					t.Errorf("verdict without text or id: %+v", v)
+				}
+			}
+		})
+	}
+}
+
+func TestReasonTexts(t *testing.T) {
+	out := JudgePrompt(PromptCase{Config: cfgWith(func(c *Config) { c.MinKeep = 0 }), Bodies: bodies("eval", "ship", "plot"),
+		Prompt: "model the data, model the data", Ranker: ranker})
+	// model 20, eda 12, clean 10, eval 6, plot 2.
+	want := []string{
+		"not relevant to the prompt: ranked #4 of 5, score 6.00 (best 20.00; kept: top 3 or score ≥ 10.00)",
+		"not relevant to the prompt: no score (best 20.00; kept: top 3 or score ≥ 10.00)",
+		"not relevant to the prompt: ranked #5 of 5, score 2.00 (best 20.00; kept: top 3 or score ≥ 10.00)",
+	}
+	var got []string
+	for _, v := range out.Verdicts {
+		got = append(got, v.Reason.Text)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+	if r := out.Verdicts[0].Reason; r.Rank != 4 || r.Score != 6 || r.Best != 20 || r.Of != 5 {
+		t.Errorf("figures of the reason: %+v", r)
+	}
+}
+
+func TestJudgeLoad(t *testing.T) {
+	type V = verdictSummary
+	calls := func(bs []Body, skill string, to ...string) []Body {
+		for i := range bs {
+			if bs[i].Skill == skill {
+				bs[i].Calls = to
+			}
+		}
+		return bs
+	}
+	run := func(bs []Body, skill string, r int) []Body {
+		for i := range bs {
+			if bs[i].Skill == skill {
+				bs[i].Run = r
+			}
+		}
+		return bs
+	}
+	tests := []struct {
+		name    string
+		cfg     Config
+		bodies  []Body
+		newS    string
+		newText string
+		helper  string
+		want    []V
+		hint    []string // Reason.Calls per body
+	}{
+		{"unrelated earlier bodies go, minKeep does not apply", cfgWith(nil), run(bodies("ship", "eda", "hi"), "hi", 1),
+			"plot", "plot: plot data charts", "",
+			[]V{{"ship", false, ArchiveMidRun}, {"eda", true, KeepRelevant}, {"hi", false, ArchiveMidRun}}, []string{"", "", ""}},
+		{"same-run loads stay", cfgWith(nil), run(bodies("ship", "hi"), "hi", 2),
+			"plot", "plot: plot data charts", "",
+			[]V{{"ship", false, ArchiveMidRun}, {"hi", true, KeepSameRun}}, []string{"", ""}},
+		{"helper load evicts nothing", cfgWith(nil), bodies("ship", "hi"),
+			"plot", "plot: plot data charts", "metadata.role: helper",
+			[]V{{"ship", true, KeepHelperLoad}, {"hi", true, KeepHelperLoad}}, []string{"", ""}},
+		{"dispatcher hint when the evicted body calls the new skill", cfgWith(nil), calls(bodies("ship", "hi"), "hi", "plot", "eda"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"ship", false, ArchiveMidRun}, {"hi", false, ArchiveMidRun}}, []string{"", "plot"}},
+		{"no hint when the body calls other skills only", cfgWith(nil), calls(bodies("hi"), "hi", "eda"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"hi", false, ArchiveMidRun}}, []string{""}},
+		{"protectCallers keeps the caller", cfgWith(func(c *Config) { c.ProtectCallers = true }), calls(bodies("ship", "hi"), "hi", "plot"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"ship", false, ArchiveMidRun}, {"hi", true, KeepCaller}}, []string{"", "plot"}},
+		{"protectLoader keeps the body loaded just before", cfgWith(func(c *Config) { c.ProtectLoader = true }), bodies("ship", "hi"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"ship", false, ArchiveMidRun}, {"hi", true, KeepLoader}}, []string{"", ""}},
+		{"pinned stays", cfgWith(nil), []Body{{ID: "a", Skill: "ship", Pinned: PinEntry}}, "plot", "plot: plot data charts", "",
+			[]V{{"ship", true, KeepEntry}}, []string{""}},
+		{"weak description is no signal", cfgWith(nil), bodies("ship"), "hi", "hi: hello", "",
+			[]V{{"ship", true, KeepNoSignal}}, []string{""}},
+		{"evictOnSkillLoad off", cfgWith(func(c *Config) { c.EvictOnSkillLoad = false }), bodies("ship"), "plot", "plot: plot data", "",
+			[]V{{"ship", true, KeepSameRun}}, []string{""}},
+		{"keyword rule against the description", cfgWith(func(c *Config) {
+			c.Rules = []Rule{{SkillName: "ship", Keywords: []string{"charts"}, Weight: 1}}
+		}), bodies("ship"), "plot", "plot: plot data charts", "",
+			[]V{{"ship", true, KeepRule}}, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := JudgeLoad(LoadCase{Config: tt.cfg, Bodies: tt.bodies, New: Body{ID: "new", Skill: tt.newS, Run: 2},
+				NewText: tt.newText, NewHelper: tt.helper, Run: 2, Ranker: ranker})
+			if d := cmp.Diff(tt.want, summarize(vs)); d != "" {
+				t.Errorf("verdicts (-want +got):\n%s", d)
+			}
+			var hints []string
+			for _, v := range vs {
+				hints = append(hints, v.Reason.Calls)
+				if v.Reason.Calls != "" && !v.Keep && !strings.Contains(v.Reason.Text, "declare metadata.role: helper") {
+					t.Errorf("hint missing from %q", v.Reason.Text)
+				}
+				if v.Reason.Calls == "" && strings.Contains(v.Reason.Text, "declare metadata.role") {
+					t.Errorf("hint without a call: %q", v.Reason.Text)
+				}
+			}
+			if d := cmp.Diff(tt.hint, hints); d != "" {
+				t.Errorf("hints (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestWordsAndOverlap(t *testing.T) {
+	if d := cmp.Diff([]string{"don't", "use", "scikit-learn", "v1", "2", "überall"}, Words("Don't use scikit-learn v1.2 -- überall!")); d != "" {
+		t.Errorf("Words (-want +got):\n%s", d)
+	}
+	tests := []struct {
+		cur, prev string
+		first     bool
+		want      float64
+	}{
+		{"plot the churn data", "plot churn data by month", false, 1},
+		{"plot the churn data by region", "plot churn data by month", false, 0.75},
+		{"deploy the model", "plot churn data", false, 0},
+		{"the it and", "plot churn data", false, 1},
+		{"plot data", "", true, 0},
+	}
+	for _, tt := range tests {
+		var prev []string
+		if !tt.first {
+			prev = TopicWords(tt.prev)
+		}
+		if got := TopicOverlap(TopicWords(tt.cur), prev); got != tt.want {
+			t.Errorf("TopicOverlap(%q, %q) = %v, want %v", tt.cur, tt.prev, got, tt.want)
+		}
+	}
+}
+
+func TestRuleScore(t *testing.T) {
+	rs := []Rule{
+		{SkillName: "a", Keywords: []string{"random forest", "xgboost", "tree", "boost"}, Weight: 1},
+		{SkillName: "a", Keywords: []string{"tree"}, Weight: 0.4},
+		{SkillName: "b", Keywords: []string{"x"}, Weight: 1},
+	}
+	tests := []struct {
+		skill, text string
+		score       float64
+		rule        int
+	}{
+		{"a", "Fit a Random Forest and an XGBoost", 0.5, 0},
+		{"a", "a random-forest", 0, 0},
+		{"a", "grow a tree", 0.4, 1},
+		{"c", "anything", 0, -1},
+	}
+	for _, tt := range tests {
+		s, r := RuleScore(rs, tt.skill, Words(tt.text))
+		if s != tt.score || r != tt.rule {
+			t.Errorf("RuleScore(%q, %q) = %v, %d; want %v, %d", tt.skill, tt.text, s, r, tt.score, tt.rule)
+		}
+	}
+}
