@@ -84,3 +84,75 @@ func CheckFile(file string, mode Mode) (s *Skill, diags []Diagnostic, ok bool) {
 	}
 	return s, diags, ok
 }
+
+// Result is the outcome of checking one skill file.
+type Result struct {
+	Path        string // the file (or, when nothing could be read, the path given)
+	Skill       *Skill // nil when the file could not be read
+	Diagnostics []Diagnostic
+	OK          bool // no Error diagnostic: loads (Lenient) or is valid (Strict)
+}
+
+// Check validates what path names, in mode: a skill file; a skill folder
+// (one holding SKILL.md or skill.md, checked as CheckDir does); or a folder
+// of skills, scanned with Discover's rules (root *.md files, SKILL.md
+// below, dot folders and node_modules skipped, symlinks followed once), in
+// which case a name used twice adds a "name-collision" warning to the
+// second file. A path that holds no skill gives one failing Result.
+func Check(path string, mode Mode) []Result {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		var s *Skill
+		var ds []Diagnostic
+		var ok bool
+		if err == nil {
+			s, ds, ok = CheckFile(path, mode)
+		} else {
+			_, ds, ok = CheckDir(path, mode)
+		}
+		return []Result{{Path: path, Skill: s, Diagnostics: ds, OK: ok}}
+	}
+	if FindSkillFile(path) != "" {
+		s, ds, ok := CheckDir(path, mode)
+		p := path
+		if s != nil {
+			p = s.Path
+		}
+		return []Result{{Path: p, Skill: s, Diagnostics: ds, OK: ok}}
+	}
+	w := &walker{visited: map[string]bool{}, seen: map[string]bool{}}
+	w.root(Root{Path: path, Source: SourcePath})
+	var results []Result
+	for _, d := range w.diags {
+		results = append(results, Result{Path: d.Path, Diagnostics: []Diagnostic{{Path: d.Path, Line: d.Line, Field: d.Field,
+			Severity: Error, Code: d.Code, Message: d.Message, OtherPath: d.OtherPath}}})
+	}
+	byName := map[string]string{}
+	for _, f := range w.files {
+		s, ds, ok := Load(f.path, f.data, mode)
+		s.RealPath, s.Source = f.real, f.source
+		if ok {
+			if first, dup := byName[s.Name]; dup {
+				ds = append(ds, Diagnostic{Path: first, OtherPath: s.Path, Field: "name", Severity: Warning, Code: "name-collision",
+					Message: fmt.Sprintf("skill name %q is used by %s and by %s; the first is kept", s.Name, first, s.Path)})
+			} else {
+				byName[s.Name] = s.Path
+			}
+		}
+		results = append(results, Result{Path: f.path, Skill: s, Diagnostics: ds, OK: ok})
+	}
+	if len(results) == 0 {
+		results = append(results, Result{Path: path, Diagnostics: []Diagnostic{{Path: path, Severity: Error, Code: "no-skills",
+			Message: "no skill found: the folder holds no SKILL.md and no root .md file"}}})
+	}
+	return results
+}
+
+// String formats a diagnostic as "path:line: severity: message [code]".
+func (d Diagnostic) String() string {
+	loc := d.Path
+	if d.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", d.Path, d.Line)
+	}
+	return fmt.Sprintf("%s: %s: %s [%s]", loc, d.Severity, d.Message, d.Code)
+}

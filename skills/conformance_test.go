@@ -183,7 +183,10 @@ func TestConformance(t *testing.T) {
 		if !e.IsDir() {
 			continue
 		}
-		dir := filepath.Join(conformanceDir, e.Name())
+		dir, err := filepath.Abs(filepath.Join(conformanceDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
 		raw, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 		if err != nil {
 			t.Errorf("%s: %v", e.Name(), err)

@@ -34,7 +34,9 @@ type Options struct {
 	// Cwd is the working directory. Empty: no project folders.
 	Cwd string
 	// Paths are extra skill files or folders (Pi's --skill), scanned after
-	// the automatic folders, in order, with source "path".
+	// the automatic folders, in order, with source "path". A relative path
+	// is taken relative to Cwd, or to the process's directory when Cwd is
+	// empty, so that skill paths are absolute, as Pi reports them.
 	Paths []string
 	// NoDefaults scans Paths only (Pi's --no-skills with --skill).
 	NoDefaults bool
@@ -115,7 +117,14 @@ func Roots(opts Options) []Root {
 		}
 	}
 	for _, p := range opts.Paths {
-		roots = append(roots, Root{Path: p, Source: SourcePath})
+		if !filepath.IsAbs(p) {
+			if opts.Cwd != "" {
+				p = filepath.Join(opts.Cwd, p)
+			} else if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+		}
+		roots = append(roots, Root{Path: filepath.Clean(p), Source: SourcePath})
 	}
 	return roots
 }

@@ -92,12 +92,8 @@ func Parse(path string, data []byte) (*Skill, []Diagnostic) {
 	}
 	root, err := parseYAML(fm)
 	if err != nil {
-		line, msg := yamlErrorLine(err)
-		if line > 0 {
-			line++ // the opening "---" is line 1 of the file
-		} else {
-			line = 2
-		}
+		_, msg := yamlErrorLine(err)
+		line := firstFailingLine(fm) + 1 // the opening "---" is line 1 of the file
 		add(line, "", Error, "invalid-yaml", "invalid YAML at line %d: %s", line, msg)
 		return s, diags
 	}
@@ -227,6 +223,32 @@ func parseYAML(fm []byte) (root *yaml.Node, err error) {
 		return nil, nil
 	}
 	return doc.Content[0], nil
+}
+
+// firstFailingLine returns the 1-based line of fm where the YAML stops
+// parsing: the first n such that the first n lines fail while the first n-1
+// parse, found by bisection. (yaml.v3's own line numbers are off by one for
+// some parser errors.)
+func firstFailingLine(fm []byte) int {
+	var ends []int // ends[i] is the offset just past line i+1
+	for i, c := range fm {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(fm) {
+		ends = append(ends, len(fm))
+	}
+	lo, hi := 0, len(ends) // prefix of lo lines parses, of hi lines fails
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if _, err := parseYAML(fm[:ends[mid-1]]); err != nil {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // deref follows an alias to its anchor (a bounded number of hops).

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+func init() {
+	register(command{name: "list", summary: "list the skills Pi would load, with source, role and diagnostics", run: runList})
+}
+
+// inferRoles, when set, returns roles inferred for skills that declare none
+// (by name). It is a seam for the relevance package's entry inference;
+// nil means no inference.
+var inferRoles func(c *skills.Catalog) map[string]skills.Role
+
+// Role sources shown by list.
+const (
+	roleFromFrontmatter = "frontmatter"
+	roleInferred        = "inferred"
+)
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+type diagJSON struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line,omitempty"`
+	Field     string `json:"field,omitempty"`
+	Severity  string `json:"severity"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	OtherPath string `json:"other_path,omitempty"`
+}
+
+func toDiagJSON(ds []skills.Diagnostic) []diagJSON {
+	out := make([]diagJSON, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, diagJSON{d.Path, d.Line, d.Field, d.Severity.String(), d.Code, d.Message, d.OtherPath})
+	}
+	return out
+}
+
+type listSkillJSON struct {
+	Name                   string `json:"name"`
+	Description            string `json:"description"`
+	Source                 string `json:"source"`
+	Path                   string `json:"path"`
+	Role                   string `json:"role"`
+	RoleSource             string `json:"role_source"`
+	ModelTier              string `json:"model_tier,omitempty"`
+	DisableModelInvocation bool   `json:"disable_model_invocation"`
+}
+
+// loadCatalog discovers skills: under the --skills folders when given,
+// else with Pi's discovery from the current directory.
+func loadCatalog(dirs []string) (*skills.Catalog, error) {
+	if len(dirs) > 0 {
+		for _, d := range dirs {
+			if _, err := os.Stat(d); err != nil {
+				return nil, err
+			}
+		}
+		return skills.Discover(skills.Options{Paths: dirs, NoDefaults: true}), nil
+	}
+	opts, err := skills.EnvOptions()
+	if err != nil {
+		return nil, err
+	}
+	return skills.Discover(opts), nil
+}
+
+// roleOf returns a skill's role and where it came from.
+func roleOf(s *skills.Skill, inferred map[string]skills.Role) (skills.Role, string) {
+	if s.Role != skills.RoleNone {
+		return s.Role, roleFromFrontmatter
+	}
+	if r, ok := inferred[s.Name]; ok && r != skills.RoleNone {
+		return r, roleInferred
+	}
+	return skills.RoleNone, ""
+}
+
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var dirs multiFlag
+	fs.Var(&dirs, "skills", "a folder of skills to list instead of Pi's discovery (repeatable)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: skill-lifecycle list [--skills DIR]... [--json]")
+		fmt.Fprintln(fs.Output(), "\nLists the skills Pi would load from the current directory (or from the --skills folders),")
+		fmt.Fprintln(fs.Output(), "with their source, role and where the role came from, then the diagnostics met.")
+		fmt.Fprintln(fs.Output(), "\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "skill-lifecycle list: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	cat, err := loadCatalog(dirs)
+	if err != nil {
+		fmt.Fprintf(stderr, "skill-lifecycle list: %v\n", err)
+		return 1
+	}
+	var inferred map[string]skills.Role
+	if inferRoles != nil {
+		inferred = inferRoles(cat)
+	}
+	if *asJSON {
+		out := struct {
+			Skills      []listSkillJSON `json:"skills"`
+			Diagnostics []diagJSON      `json:"diagnostics"`
+		}{Skills: []listSkillJSON{}, Diagnostics: toDiagJSON(cat.Diagnostics)}
+		for _, s := range cat.Skills {
+			role, from := roleOf(s, inferred)
+			out.Skills = append(out.Skills, listSkillJSON{s.Name, s.Description, s.Source, s.Path, string(role), from, s.ModelTier, s.DisableModelInvocation})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "skill-lifecycle list: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tROLE\tPATH")
+	for _, s := range cat.Skills {
+		role, from := roleOf(s, inferred)
+		r := "-"
+		if role != skills.RoleNone {
+			r = fmt.Sprintf("%s (%s)", role, from)
+		}
+		name := s.Name
+		if s.DisableModelInvocation {
+			name += " (hidden)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, s.Source, r, s.Path)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "\n%d skills, %d diagnostics\n", len(cat.Skills), len(cat.Diagnostics))
+	for _, d := range cat.Diagnostics {
+		fmt.Fprintln(stdout, d)
+	}
+	return 0
+}
