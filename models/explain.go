@@ -25,8 +25,12 @@ func (t Tiers) Explain(s State, ld Load, current Selection, caller *Selection) E
 	if caller != nil {
 		s.Callers = []string{"(caller)"}
 	}
-	_, acts := t.Load(s, []Load{ld})
 	e := Explanation{Skill: ld.Skill, Model: current}
+	if why := t.inactive(); why != "" {
+		e.Cause = Cause{Skill: ld.Skill, Reason: why}
+		return e
+	}
+	_, acts := t.Load(s, []Load{ld})
 	for _, a := range acts {
 		switch a.Kind {
 		case ActReport:

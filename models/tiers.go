@@ -164,6 +164,17 @@ type Tiers struct {
 	Registry Registry
 }
 
+// inactive says why no skill can switch the model, or "" when one can.
+func (t Tiers) inactive() string {
+	switch {
+	case !t.Config.Enabled:
+		return "model tiers are disabled (models.enabled is false): keeps the current model"
+	case len(t.Config.Tiers) == 0:
+		return "no tiers are defined in models.tiers: keeps the current model"
+	}
+	return ""
+}
+
 // onTarget reports whether cur already is the target (the thinking level
 // only counts when the target sets one; both are compared after clamping).
 func (t Tiers) onTarget(cur *Selection, to Selection) bool {
@@ -237,7 +248,8 @@ type plan struct {
 }
 
 // Load handles the skills loaded by one assistant message (or one
-// /skill:name), in call order. Loads are decided one at a time, so the last
+// /skill:name), in call order. While tiers are disabled or none are
+// defined it returns no action at all. Loads are decided one at a time, so the last
 // one that switches wins, but only that final switch is handed to the host
 // (one setModel instead of several, and one prompt-cache break); the other
 // loads' decisions come back as notes. A helper counts as loaded by a
@@ -269,7 +281,7 @@ func (t Tiers) Load(s State, loads []Load) (State, []Action) {
 		}
 		if p.switches {
 			plans = append(plans, p)
-		} else {
+		} else if t.inactive() == "" {
 			acts = append(acts, note(p.cause))
 		}
 	}
@@ -367,12 +379,8 @@ func (t Tiers) decide(s *State, ld Load, hasCaller bool, caller *Selection) (pla
 		}
 		s.Skills[ld.Skill] = SkillRecord{Tier: p.cause.Tier, Source: p.cause.Source, Helper: helper, Epoch: s.ManualEpoch, Outcome: outcome}
 	}
-	if !t.Config.Enabled {
-		p.cause = Cause{Skill: ld.Skill, Reason: "model tiers are disabled (models.enabled is false)"}
-		return p, nil
-	}
-	if len(t.Config.Tiers) == 0 {
-		p.cause = Cause{Skill: ld.Skill, Reason: "no tiers are defined: nothing switches"}
+	if why := t.inactive(); why != "" {
+		p.cause = Cause{Skill: ld.Skill, Reason: why}
 		return p, nil
 	}
 	r := t.resolve(ld)

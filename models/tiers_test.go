@@ -553,11 +553,18 @@ func TestExplain(t *testing.T) {
 		{"opt-out", State{}, worker("a", "off"), nil, cur, false, `"off": keeps the current model`, 0},
 		{"helper under a big caller", State{}, helper("h", "small"), sel(opus, ThinkingHigh), *sel(haiku, ThinkingLow), true, "cheaper than the caller's", 0},
 		{"helper without caller", State{}, helper("h", "big"), nil, *sel(opus, ThinkingHigh), true, `tier "big"`, 0},
+		{"disabled", State{}, worker("a", "big"), nil, cur, false, "models.enabled is false", 0},
 		{"reports shown even when already reported", s, worker("a", "ghost"), nil, cur, false, "unknown to the host", 1},
 	}
+	off := tr
+	off.Config.Enabled = false
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := tr.Explain(tc.s, tc.ld, cur, tc.caller)
+			x := tr
+			if tc.name == "disabled" {
+				x = off
+			}
+			e := x.Explain(tc.s, tc.ld, cur, tc.caller)
 			if e.Model != tc.model || e.Switch != tc.switches || len(e.Reports) != tc.reports {
 				t.Errorf("got model %v switch %v reports %q; want %v %v %d", e.Model, e.Switch, e.Reports, tc.model, tc.switches, tc.reports)
 			}
@@ -577,4 +584,101 @@ func BenchmarkLoad(b *testing.B) {
 		s2, _ := tr.Load(s, batch)
 		tr.RunEnd(s2)
 	}
+}
+
+func TestInactiveIsSilent(t *testing.T) {
+	for _, cfg := range []Config{DefaultConfig(), testConfig(func(c *Config) { c.Enabled = false })} {
+		tr := Tiers{Config: cfg, Registry: testRegistry()}
+		s, _ := tr.ModelSelected(State{}, *sel(sonnet, ""))
+		if _, acts := tr.Load(s, []Load{worker("a", "big"), helper("h", "small"), worker("b", "none")}); len(acts) != 0 {
+			t.Errorf("enabled=%v tiers=%d: want no action, got %s", cfg.Enabled, len(cfg.Tiers), dump(acts))
+		}
+	}
+}
+
+// FuzzTiers drives the machine with arbitrary event sequences and checks
+// that it never panics, never loses state through JSON, and keeps its
+// invariants: a switch or restore always names a model and records what
+// it expects, and a run's end leaves no restore or caller behind.
+func FuzzTiers(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add([]byte{9, 0, 17, 33, 2, 5, 1, 4, 8, 3})
+	tiers := []string{"big", "big-run", "small", "medium-run", "local", "ghost", "none", "", "huge", "opus-low"}
+	models := []ModelRef{opus, sonnet, haiku, local, plain}
+	policies := []HelperPolicy{AllowDowngrade, Keep, Always}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) == 0 {
+			return
+		}
+		cfg := testConfig(func(c *Config) {
+			c.HelperTierPolicy = policies[int(ops[0])%3]
+			if ops[0]&4 != 0 {
+				c.Default = &DefaultRef{TierName: "medium", Tier: c.Tiers["medium"]}
+			}
+			c.ApplyToUnlabeledSkills = ops[0]&8 == 0
+		})
+		tr := Tiers{Config: cfg, Registry: testRegistry()}
+		var s State
+		for i := 1; i < len(ops); i++ {
+			op := ops[i]
+			var acts []Action
+			switch op % 8 {
+			case 0, 1, 2:
+				n := int(op>>3)%3 + 1
+				var lds []Load
+				for j := 0; j < n; j++ {
+					k := int(op) + j*7 + i
+					role := []skills.Role{skills.RoleNone, skills.RoleHelper, skills.RoleEntry}[k%3]
+					lds = append(lds, Load{Skill: fmt.Sprintf("s%d", k%5), ModelTier: tiers[k%len(tiers)], Role: role})
+				}
+				s, acts = tr.Load(s, lds)
+			case 3:
+				s, acts = tr.RunStart(s)
+			case 4:
+				s, acts = tr.RunEnd(s)
+				if s.Restore != nil || s.CallerModel != nil || len(s.Callers) > 0 {
+					t.Fatalf("run end left run state: %+v", s)
+				}
+			case 5:
+				s, acts = tr.ModelSelected(s, Selection{Model: models[int(op>>3)%len(models)], Thinking: ThinkingLevels[int(op>>5)%len(ThinkingLevels)]})
+			case 6:
+				m := models[int(op>>3)%len(models)]
+				if s.Expect != nil && op&0x80 != 0 {
+					m = s.Expect.To.Model
+				}
+				s, acts = tr.SwitchFailed(s, m, "")
+			case 7:
+				s, acts = tr.Reset(s)
+			}
+			hostCalls := 0
+			for _, a := range acts {
+				if a.Message == "" || a.Cause.Reason == "" {
+					t.Fatalf("action without a readable cause: %+v", a)
+				}
+				if a.Kind == ActSwitch || a.Kind == ActRestore {
+					hostCalls++
+					if a.To == nil || a.To.Model.IsZero() {
+						t.Fatalf("%s without a model", a.Kind)
+					}
+					if s.Expect == nil || s.Expect.To != *a.To || s.Current == nil || *s.Current != *a.To {
+						t.Fatalf("%s to %v not recorded: expect %+v current %v", a.Kind, a.To, s.Expect, s.Current)
+					}
+				}
+			}
+			if hostCalls > 1 {
+				t.Fatalf("one event asked the host for %d model changes", hostCalls)
+			}
+			b, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back State
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(s, back); d != "" {
+				t.Fatalf("state changed through JSON:\n%s", d)
+			}
+		}
+	})
 }
