@@ -1,0 +1,237 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/replay"
+	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+func init() {
+	register(command{name: "replay", summary: "re-cost recorded Pi sessions under prefix-cache pricing, per strategy", run: runReplay})
+}
+
+// replayList collects a repeated flag.
+type replayList []string
+
+func (m *replayList) String() string     { return strings.Join(*m, ",") }
+func (m *replayList) Set(v string) error { *m = append(*m, v); return nil }
+
+// progressThreshold is the input size from which a progress line is shown
+// (when stderr is a terminal).
+const progressThreshold = 20 << 20
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var configs, orphanDirs replayList
+	skillsDir := fl.String("skills", "", "skill pack `DIR`: names its skills, so that reads of their SKILL.md count as loads")
+	fl.Var(&configs, "config", "strategy `name=file.json` (a skill-lifecycle.json); repeatable")
+	fl.Var(&orphanDirs, "orphan-dir", "`DIR` whose <name>/ subfolders hold skill files: a tool call there while that skill is archived is an orphan use; repeatable")
+	pricesFile := fl.String("prices", "", "prices `FILE` (JSON; see docs/replay.md); default: the session's recorded cost, else input 3 / output 15 USD per million tokens")
+	ttl := fl.Duration("cache-ttl", replay.DefaultTTL, "cache lifetime; 0 = the cache never expires")
+	allBranches := fl.Bool("all-branches", false, "replay every leaf of each session, not only the last entry's branch")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	htmlFile := fl.String("html", "", "also write a self-contained HTML report with a chart to `FILE`")
+	noDefaults := fl.Bool("no-defaults", false, "do not add the 'defaults' strategy")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--json] [--html FILE] FILES-or-DIRS...")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fmt.Fprintln(stderr, "replay: give session files or folders")
+		fl.Usage()
+		return 2
+	}
+	if *ttl < 0 {
+		fmt.Fprintln(stderr, "replay: --cache-ttl must not be negative")
+		return 2
+	}
+
+	opts := replay.Options{TTL: *ttl, AllBranches: *allBranches, Series: *htmlFile != ""}
+	var cat lifecycle.Catalog
+	if *skillsDir != "" {
+		st, err := os.Stat(*skillsDir)
+		if err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "replay: --skills %s: not a folder\n", *skillsDir)
+			return 2
+		}
+		abs, _ := filepath.Abs(*skillsDir)
+		sc := skills.Discover(skills.Options{Paths: []string{abs}, NoDefaults: true})
+		for _, d := range sc.Diagnostics {
+			if d.Severity == skills.Error {
+				fmt.Fprintf(stderr, "replay: %s: %s\n", d.Path, d.Message)
+			}
+		}
+		cat, opts.Pack = replay.CatalogOf(sc, orphanDirs)
+	} else if len(orphanDirs) > 0 {
+		opts.Pack = &replay.Pack{Dirs: orphanDirs}
+	}
+	if *pricesFile != "" {
+		data, err := os.ReadFile(*pricesFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			return 2
+		}
+		t, err := pricing.ParseTable(data)
+		if err != nil {
+			fmt.Fprintf(stderr, "replay: %s: %v\n", *pricesFile, err)
+			return 2
+		}
+		opts.Prices = t
+	}
+	if !*noDefaults {
+		opts.Strategies = append(opts.Strategies, replay.EngineSpec("defaults", cat, rules.Default()))
+	}
+	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults}
+	for _, c := range configs {
+		name, file, ok := strings.Cut(c, "=")
+		if !ok || name == "" || file == "" {
+			fmt.Fprintf(stderr, "replay: --config %q: want name=file.json\n", c)
+			return 2
+		}
+		if names[name] {
+			fmt.Fprintf(stderr, "replay: --config: strategy name %q used twice\n", name)
+			return 2
+		}
+		names[name] = true
+		cfg, warns, err := replay.LoadConfigFile(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "replay: --config %s: %v\n", name, err)
+			return 2
+		}
+		for _, w := range warns {
+			fmt.Fprintf(stderr, "replay: warning: %s\n", w)
+		}
+		opts.Strategies = append(opts.Strategies, replay.EngineSpec(name, cat, cfg))
+	}
+
+	files, total, err := sessionFiles(fl.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "replay: no .jsonl session files found")
+		return 2
+	}
+	progress := total >= progressThreshold && isTerminal(stderr)
+	r := replay.NewRunner(opts)
+	start := time.Now()
+	var done int64
+	failed := 0
+	for _, f := range files {
+		if err := r.AddFile(f.path); err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			failed++
+		}
+		r.AddBytes(f.size)
+		done += f.size
+		if progress {
+			el := time.Since(start).Seconds()
+			fmt.Fprintf(stderr, "\rreplay: %d/%d MB, %.0f MB/s   ", done>>20, total>>20, float64(done)/1e6/max(el, 1e-9))
+		}
+	}
+	if progress {
+		fmt.Fprintln(stderr)
+	}
+	rep := r.Report()
+	for _, d := range rep.Diagnostics {
+		fmt.Fprintf(stderr, "replay: %s\n", d)
+	}
+	if *htmlFile != "" {
+		if err := os.WriteFile(*htmlFile, []byte(replay.HTML(rep)), 0o644); err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			return 1
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			return 1
+		}
+	} else {
+		replay.WriteTable(stdout, rep)
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+type sessionFile struct {
+	path string
+	size int64
+}
+
+// sessionFiles expands arguments: files as given, folders walked for
+// .jsonl files (sorted).
+func sessionFiles(args []string) ([]sessionFile, int64, error) {
+	var out []sessionFile
+	var total int64
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !st.IsDir() {
+			out = append(out, sessionFile{a, st.Size()})
+			total += st.Size()
+			continue
+		}
+		var found []sessionFile
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				found = append(found, sessionFile{p, info.Size()})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+		sort.Slice(found, func(i, j int) bool { return found[i].path < found[j].path })
+		for _, f := range found {
+			total += f.size
+		}
+		out = append(out, found...)
+	}
+	return out, total, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

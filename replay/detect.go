@@ -1,0 +1,206 @@
+package replay
+
+import (
+	"encoding/json"
+	"path"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/session"
+)
+
+// Pack is what replay knows of the installed skills: their names (nil
+// accepts any folder holding a SKILL.md) and folders where a skill named
+// <name> lives as <dir>/<name>/ (the --skills pack and --orphan-dir
+// folders).
+type Pack struct {
+	Names map[string]bool
+	Dirs  []string
+}
+
+func (p *Pack) known(name string) bool {
+	return name != "" && (p == nil || p.Names == nil || p.Names[name])
+}
+
+// load is one skill body arriving in the context.
+type load struct {
+	ID     string // tool call id, or the user entry id for /skill:name
+	Skill  string
+	Kind   lifecycle.LoadKind
+	Size   int    // characters
+	Folder string // the skill's folder as the session names it ("" if unknown)
+	Path   string // SKILL.md path as read ("" if unknown)
+	Body   string // text that entered the context
+}
+
+// pathInfo is what detection found on one branch.
+type pathInfo struct {
+	loads   map[*session.Entry][]load // at the tool result or user entry that carries the body
+	calls   map[*session.Entry][]call // tool calls of each assistant entry
+	folders map[string][]string       // skill -> folders seen in loads
+}
+
+// call is one tool call with the strings of its arguments.
+type call struct {
+	ID, Name string
+	Strings  []string
+	LoadOf   string // skill whose SKILL.md this call loads ("" if none)
+}
+
+var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`)
+
+// detect finds the skill loads and tool calls on a branch.
+func detect(p *Pack, br []*session.Entry) *pathInfo {
+	info := &pathInfo{loads: map[*session.Entry][]load{}, calls: map[*session.Entry][]call{}, folders: map[string][]string{}}
+	pending := map[string]load{} // tool call id -> load awaiting its result
+	addFolder := func(skill, folder string) {
+		if folder == "" {
+			return
+		}
+		for _, f := range info.folders[skill] {
+			if f == folder {
+				return
+			}
+		}
+		info.folders[skill] = append(info.folders[skill], folder)
+	}
+	for _, e := range br {
+		m := e.Message
+		if m == nil {
+			continue
+		}
+		switch m.Role {
+		case session.RoleAssistant:
+			for _, b := range m.Blocks {
+				if b.Type != "toolCall" {
+					continue
+				}
+				c := call{ID: b.ID, Name: b.Name, Strings: argStrings(b.Arguments)}
+				switch b.Name {
+				case "skill":
+					var a struct {
+						Name  string `json:"name"`
+						Skill string `json:"skill"`
+					}
+					_ = json.Unmarshal(b.Arguments, &a)
+					name := a.Name
+					if name == "" {
+						name = a.Skill
+					}
+					if p.known(name) {
+						c.LoadOf = name
+						pending[b.ID] = load{ID: b.ID, Skill: name, Kind: lifecycle.ByTool}
+					}
+				case "read":
+					var a struct {
+						Path     string `json:"path"`
+						FilePath string `json:"file_path"`
+					}
+					_ = json.Unmarshal(b.Arguments, &a)
+					fp := a.Path
+					if fp == "" {
+						fp = a.FilePath
+					}
+					if path.Base(fp) == "SKILL.md" {
+						dir := path.Dir(fp)
+						if name := path.Base(dir); p.known(name) {
+							c.LoadOf = name
+							pending[b.ID] = load{ID: b.ID, Skill: name, Kind: lifecycle.ByRead, Folder: dir, Path: fp}
+						}
+					}
+				}
+				info.calls[e] = append(info.calls[e], c)
+			}
+		case session.RoleToolResult:
+			l, ok := pending[m.ToolCallID]
+			if !ok {
+				continue
+			}
+			delete(pending, m.ToolCallID)
+			if m.IsError {
+				continue
+			}
+			l.Body = toolResultText(m)
+			l.Size = utf8.RuneCountInString(l.Body)
+			info.loads[e] = append(info.loads[e], l)
+			addFolder(l.Skill, l.Folder)
+		case session.RoleUser:
+			if len(m.Blocks) == 0 || m.Blocks[0].Type != "text" {
+				continue
+			}
+			t := m.Blocks[0].Text
+			sm := skillBlock.FindStringSubmatch(t)
+			if sm == nil || !p.known(sm[1]) {
+				continue
+			}
+			body := t
+			if end := strings.Index(t, "</skill>"); end >= 0 {
+				body = t[:end+len("</skill>")]
+			}
+			dir := path.Dir(sm[2])
+			info.loads[e] = append(info.loads[e], load{ID: e.ID, Skill: sm[1], Kind: lifecycle.ByCommand,
+				Size: utf8.RuneCountInString(body), Folder: dir, Path: sm[2], Body: body})
+			addFolder(sm[1], dir)
+		}
+	}
+	return info
+}
+
+// promptText is a user message's text as the engine judges it: a
+// /skill:name block is left out (its arguments stay).
+func promptText(m *session.Message) string {
+	var parts []string
+	for _, b := range m.Blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	t := strings.Join(parts, "\n")
+	if skillBlock.MatchString(t) {
+		if end := strings.Index(t, "</skill>"); end >= 0 {
+			t = strings.TrimSpace(t[end+len("</skill>"):])
+		}
+	}
+	return t
+}
+
+// argStrings returns every string value in a tool call's arguments.
+func argStrings(raw json.RawMessage) []string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		case map[string]any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// touches reports whether a tool call's arguments name something inside
+// one of folders (a path under it).
+func touches(c call, folders []string) bool {
+	for _, s := range c.Strings {
+		for _, f := range folders {
+			if f != "" && strings.Contains(s, strings.TrimSuffix(f, "/")+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}

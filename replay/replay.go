@@ -1,0 +1,684 @@
+package replay
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/session"
+)
+
+// DefaultTTL is the default cache lifetime.
+const DefaultTTL = 5 * time.Minute
+
+// Options of a replay.
+type Options struct {
+	Pack *Pack
+	// Strategies to compare; keep-all is added first when not given.
+	Strategies []StrategySpec
+	// Prices: nil means the defaults. Models the table does not name take
+	// their prices from the session's recorded cost when it has one.
+	Prices *pricing.Table
+	// TTL is the cache lifetime (0: the cache never expires).
+	TTL         time.Duration
+	AllBranches bool
+	// Series keeps the prompt tokens of every request per strategy (for
+	// charts).
+	Series  bool
+	MaxLine int // session reader's line limit (0: default)
+}
+
+// Runner replays sessions one at a time and accumulates the results. Only
+// one session is in memory at a time.
+type Runner struct {
+	opts     Options
+	specs    []StrategySpec
+	prices   *pricing.Table
+	results  []StrategyResult
+	branches []BranchReport
+	diags    []session.Diagnostic
+	series   [][]Point
+	bytes    int64
+	files    int
+	seed     maphash.Seed
+}
+
+// NewRunner prepares a replay.
+func NewRunner(opts Options) *Runner {
+	r := &Runner{opts: opts, seed: maphash.MakeSeed()}
+	r.specs = append(r.specs, KeepAllSpec())
+	for _, s := range opts.Strategies {
+		if s.Name != KeepAllName {
+			r.specs = append(r.specs, s)
+		}
+	}
+	r.prices = opts.Prices
+	if r.prices == nil {
+		r.prices = pricing.NewTable()
+	}
+	r.results = make([]StrategyResult, len(r.specs))
+	r.series = make([][]Point, len(r.specs))
+	for i, s := range r.specs {
+		r.results[i].Name = s.Name
+	}
+	return r
+}
+
+// Point is one request of a chart series.
+type Point struct {
+	Branch int // index in Report.Branches
+	Tokens int // prompt tokens
+	Time   time.Time
+}
+
+// StrategyResult sums one strategy over every replayed branch.
+type StrategyResult struct {
+	Name string `json:"name"`
+	// CostUSD under prefix-cache pricing; CostPct relative to keep-all.
+	CostUSD float64 `json:"costUSD"`
+	CostPct float64 `json:"costPct"`
+	// PeakContext sums each branch's largest request (tokens); PeakPct
+	// relative to keep-all.
+	PeakContext       int     `json:"peakContextTokens"`
+	PeakPct           float64 `json:"peakPct"`
+	Reloads           int     `json:"reloads"`
+	OrphanUses        int     `json:"orphanUses"`
+	Archives          int     `json:"archives"`
+	Requests          int     `json:"requests"`
+	Sessions          int     `json:"sessions"`
+	PromptTokens      int     `json:"promptTokens"`
+	CacheReadTokens   int     `json:"cacheReadTokens"`
+	CacheWriteTokens  int     `json:"cacheWriteTokens"`
+	OutputTokens      int     `json:"outputTokens"`
+	ColdRequests      int     `json:"coldRequests"`
+	PrefixBreaks      int     `json:"prefixBreaks"`
+	BrokenPrefixChars int     `json:"brokenPrefixChars"`
+}
+
+// BranchReport is one replayed branch of one session file.
+type BranchReport struct {
+	File     string `json:"file"`
+	Leaf     string `json:"leaf"`
+	Requests int    `json:"requests"`
+	// Recorded usage summed over the branch's assistant messages.
+	RecordedCostUSD      float64          `json:"recordedCostUSD"`
+	RecordedPromptTokens int              `json:"recordedPromptTokens"`
+	RecordedCacheRead    int              `json:"recordedCacheReadTokens"`
+	RecordedOutput       int              `json:"recordedOutputTokens"`
+	Calibration          Calibration      `json:"calibration"`
+	Accuracy             Accuracy         `json:"accuracy"`
+	Strategies           []BranchStrategy `json:"strategies"`
+}
+
+// BranchStrategy is one strategy's figures on one branch.
+type BranchStrategy struct {
+	Name        string  `json:"name"`
+	CostUSD     float64 `json:"costUSD"`
+	PeakContext int     `json:"peakContextTokens"`
+	Reloads     int     `json:"reloads"`
+	OrphanUses  int     `json:"orphanUses"`
+	Archives    int     `json:"archives"`
+}
+
+// Calibration is how request text becomes tokens for a branch. The part
+// of a request the session does not hold (tool definitions, the system
+// prompt) is HeaderChars characters; tokens are characters divided by
+// CharsPerToken. Method "exact": with 4 characters a token, one header
+// length reproduces every recorded prompt size (rounded up, as the
+// scripted provider counts); "fit": least squares of recorded prompt
+// tokens on request length (real tokenizers); "default": no usable
+// recorded usage, header 0 and 4 characters a token.
+type Calibration struct {
+	Method        string  `json:"method"`
+	HeaderChars   int     `json:"headerChars"`
+	CharsPerToken float64 `json:"charsPerToken"`
+	Requests      int     `json:"requests"` // requests with recorded usage used
+}
+
+// Accuracy compares keep-all's rebuilt requests with the recorded usage:
+// prompt tokens (input + cacheRead + cacheWrite) and uncached input
+// tokens (prompt - cacheRead; the recorded cached figure has no cache
+// lifetime, so neither does this comparison).
+type Accuracy struct {
+	Compared        int     `json:"compared"`
+	PromptExact     int     `json:"promptExact"`
+	PromptWithin2   int     `json:"promptWithin2pct"`
+	MaxPromptErrPct float64 `json:"maxPromptErrPct"`
+	InputExact      int     `json:"inputExact"`
+	InputWithin2    int     `json:"inputWithin2pct"`
+	MaxInputErrPct  float64 `json:"maxInputErrPct"`
+	// TotalPromptErrPct compares the sums over the branch.
+	TotalPromptErrPct float64 `json:"totalPromptErrPct"`
+}
+
+// Report is the outcome of a replay.
+type Report struct {
+	Strategies  []StrategyResult     `json:"strategies"`
+	Branches    []BranchReport       `json:"branches"`
+	Files       int                  `json:"files"`
+	Bytes       int64                `json:"bytes"`
+	TTLSeconds  float64              `json:"cacheTTLSeconds"`
+	AllBranches bool                 `json:"allBranches"`
+	Prices      map[string]any       `json:"prices"`
+	Diagnostics []session.Diagnostic `json:"diagnostics"`
+	// Series[i] is strategy i's prompt tokens per request, when asked.
+	Series [][]Point `json:"-"`
+}
+
+// AddFile reads and replays one session file. The error is for I/O only.
+func (r *Runner) AddFile(file string) error {
+	s, err := session.ReadFile(file, &session.Options{MaxLine: r.opts.MaxLine})
+	if err != nil {
+		return err
+	}
+	r.AddSession(s)
+	return nil
+}
+
+// AddBytes counts input bytes for the report (the CLI adds file sizes).
+func (r *Runner) AddBytes(n int64) { r.bytes += n }
+
+// AddSession replays a session read by the caller: its default branch,
+// or every leaf with AllBranches.
+func (r *Runner) AddSession(s *session.Session) {
+	r.files++
+	r.learnPrices(s)
+	leaves := []*session.Entry{s.Leaf()}
+	if r.opts.AllBranches {
+		leaves = s.Leaves()
+	}
+	for _, leaf := range leaves {
+		if leaf == nil {
+			continue
+		}
+		r.replayBranch(s, leaf)
+	}
+	r.diags = append(r.diags, s.Diagnostics...)
+}
+
+// learnPrices sets, for models the table does not name, the prices the
+// session's recorded cost implies (cost per token of each usage kind that
+// has tokens; the table's multipliers fill in the rest).
+func (r *Runner) learnPrices(s *session.Session) {
+	type acc struct {
+		tok [4]float64
+		usd [4]float64
+	}
+	seen := map[[2]string]*acc{}
+	var order [][2]string
+	for _, e := range s.Entries {
+		m := e.Message
+		if m == nil || m.Role != session.RoleAssistant || m.Usage == nil || !m.Usage.HasCost {
+			continue
+		}
+		k := [2]string{m.Provider, m.Model}
+		if r.prices.Has(k[0], k[1]) {
+			continue
+		}
+		a := seen[k]
+		if a == nil {
+			a = &acc{}
+			seen[k] = a
+			order = append(order, k)
+		}
+		u := m.Usage
+		a.tok[0] += float64(u.Input)
+		a.usd[0] += u.Cost.Input
+		a.tok[1] += float64(u.Output)
+		a.usd[1] += u.Cost.Output
+		a.tok[2] += float64(u.CacheRead)
+		a.usd[2] += u.Cost.CacheRead
+		a.tok[3] += float64(u.CacheWrite)
+		a.usd[3] += u.Cost.CacheWrite
+	}
+	for _, k := range order {
+		a := seen[k]
+		if a.tok[0] == 0 || a.usd[0] == 0 {
+			continue // no input price to anchor on
+		}
+		per := func(i int) float64 {
+			if a.tok[i] == 0 || a.usd[i] == 0 {
+				return 0
+			}
+			return a.usd[i] / a.tok[i] * 1e6
+		}
+		r.prices.Set(k[0], k[1], pricing.Prices{Input: per(0), Output: per(1), CacheRead: per(2), CacheWrite: per(3)})
+	}
+}
+
+// segKey identifies one serialised message variant.
+type segKey struct {
+	msg any    // *session.Entry or *session.Message (synthetic)
+	ph  string // placeholder replacing the body, "" for none
+}
+
+// branch is the state shared by the strategies replaying one branch.
+type branch struct {
+	r     *Runner
+	br    []*session.Entry
+	info  *pathInfo
+	segs  map[segKey]pricing.Segment
+	synth map[string]*session.Message
+	view  []llmMessage
+	buf   []byte
+	trail pricing.Segment
+}
+
+func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
+	br := s.Branch(leaf)
+	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br), segs: map[segKey]pricing.Segment{},
+		synth: map[string]*session.Message{}}
+	b.trail = b.segment("]")
+	rep := BranchReport{File: s.Path, Leaf: leaf.ID}
+	for _, e := range br {
+		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
+			rep.Requests++
+			if u := m.Usage; u != nil {
+				rep.RecordedCostUSD += u.Cost.Total
+				rep.RecordedPromptTokens += u.Input + u.CacheRead + u.CacheWrite
+				rep.RecordedCacheRead += u.CacheRead
+				rep.RecordedOutput += u.Output
+			}
+		}
+	}
+	rep.Calibration, rep.Accuracy = b.calibrate()
+	idx := len(r.branches)
+	for i, spec := range r.specs {
+		out := b.run(spec, rep.Calibration, idx, &r.series[i])
+		res := &r.results[i]
+		t := out.totals
+		res.CostUSD += t.Total
+		res.PeakContext += t.PeakPromptTokens
+		res.Reloads += out.reloads
+		res.OrphanUses += out.orphans
+		res.Archives += out.archives
+		res.Requests += t.Requests
+		res.Sessions++
+		res.PromptTokens += t.PromptTokens
+		res.CacheReadTokens += t.CacheReadTokens
+		res.CacheWriteTokens += t.CacheWriteTokens
+		res.OutputTokens += t.OutputTokens
+		res.ColdRequests += t.ColdRequests
+		res.PrefixBreaks += t.PrefixBreaks
+		res.BrokenPrefixChars += t.BrokenPrefixChars
+		rep.Strategies = append(rep.Strategies, BranchStrategy{Name: spec.Name, CostUSD: t.Total,
+			PeakContext: t.PeakPromptTokens, Reloads: out.reloads, OrphanUses: out.orphans, Archives: out.archives})
+	}
+	r.branches = append(r.branches, rep)
+}
+
+func (b *branch) segment(text string) pricing.Segment {
+	return pricing.Segment{Hash: maphash.String(b.r.seed, text), Len: utf8.RuneCountInString(text), Text: text}
+}
+
+// msgSegment returns the serialised form of one provider message, with
+// the body replaced by its placeholder when archived.
+func (b *branch) msgSegment(lm llmMessage, arch map[string]string) pricing.Segment {
+	m := lm.synth
+	var e *session.Entry
+	if lm.cm != nil {
+		m = lm.cm.Message
+		e = lm.cm.Entry
+	}
+	ph := ""
+	if len(arch) > 0 {
+		switch m.Role {
+		case session.RoleToolResult:
+			ph = arch[m.ToolCallID]
+		case session.RoleUser:
+			if e != nil && lm.cm.Kind == session.FromMessage && len(b.info.loads[e]) > 0 {
+				ph = arch[e.ID]
+			}
+		}
+	}
+	k := segKey{lm.key, ph}
+	if s, ok := b.segs[k]; ok {
+		return s
+	}
+	var replace func(string) string
+	if ph != "" {
+		if m.Role == session.RoleToolResult {
+			replace = func(string) string { return ph }
+		} else {
+			replace = func(t string) string { return replaceSkillBlock(t, ph) }
+		}
+	}
+	b.buf = serialise(b.buf[:0], m, replace)
+	s := b.segment(string(b.buf))
+	b.segs[k] = s
+	return s
+}
+
+func replaceSkillBlock(t, ph string) string {
+	if !skillBlock.MatchString(t) {
+		return t
+	}
+	end := strings.Index(t, "</skill>")
+	if end < 0 {
+		return ph
+	}
+	return ph + t[end+len("</skill>"):]
+}
+
+// request builds the segments of the request sent before entry next:
+// header, the provider view of msgs (with inserted reload pairs before
+// the entries they precede, and those of next at the end), trailer.
+func (b *branch) request(header pricing.Segment, msgs []session.ContextMessage, arch map[string]string,
+	inserts map[*session.Entry][]*session.Message, next *session.Entry) []pricing.Segment {
+	b.view = providerView(msgs, b.view[:0], b.synth)
+	segs := make([]pricing.Segment, 0, len(b.view)+2)
+	segs = append(segs, header)
+	for _, lm := range b.view {
+		if lm.cm != nil && len(inserts) > 0 {
+			for _, m := range inserts[lm.cm.Entry] {
+				segs = append(segs, b.msgSegment(llmMessage{synth: m, key: m}, arch))
+			}
+		}
+		segs = append(segs, b.msgSegment(lm, arch))
+	}
+	for _, m := range inserts[next] {
+		segs = append(segs, b.msgSegment(llmMessage{synth: m, key: m}, arch))
+	}
+	return append(segs, b.trail)
+}
+
+func requestTime(e *session.Entry) time.Time {
+	if m := e.Message; m != nil && m.Timestamp > 0 {
+		return time.UnixMilli(m.Timestamp).UTC()
+	}
+	return e.Timestamp
+}
+
+func usable(m *session.Message) bool {
+	u := m.Usage
+	return u != nil && u.Input+u.CacheRead+u.CacheWrite > 0 && m.StopReason != "error" && m.StopReason != "aborted"
+}
+
+// calibrate finds the header length and characters per token that turn
+// keep-all's rebuilt requests into the recorded prompt sizes, and measures
+// how close they come.
+func (b *branch) calibrate() (Calibration, Accuracy) {
+	type obs struct {
+		m, p       int // request chars without header; prefix shared with the previous request
+		pt, cached int
+		first, ok  bool
+	}
+	var all []obs
+	cb := session.NewContextBuilder(b.br)
+	var prev []pricing.Segment
+	zero := pricing.Segment{}
+	for !cb.Done() {
+		e := cb.Peek()
+		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
+			segs := b.request(zero, cb.Messages(), nil, nil, e)
+			o := obs{m: pricing.Length(segs), first: prev == nil}
+			if prev != nil {
+				o.p = pricing.CommonPrefix(prev, segs)
+			}
+			if usable(m) {
+				u := m.Usage
+				o.ok, o.pt, o.cached = true, u.Input+u.CacheRead+u.CacheWrite, u.CacheRead
+			}
+			all = append(all, o)
+			prev = segs
+		}
+		cb.Step()
+	}
+	cal := Calibration{Method: "default", CharsPerToken: 4}
+	lo, hi := math.MinInt, math.MaxInt
+	var n int
+	var sx, sy, sxx, sxy float64
+	for _, o := range all {
+		if !o.ok {
+			continue
+		}
+		n++
+		lo = max(lo, 4*(o.pt-1)+1-o.m)
+		hi = min(hi, 4*o.pt-o.m)
+		x, y := float64(o.m), float64(o.pt)
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	cal.Requests = n
+	switch {
+	case n == 0:
+	case lo <= hi && hi >= 0:
+		cal.Method, cal.HeaderChars = "exact", max(lo, 0)
+	default:
+		cal.Method = "fit"
+		den := float64(n)*sxx - sx*sx
+		slope := 0.0
+		if den > 0 {
+			slope = (float64(n)*sxy - sx*sy) / den
+		}
+		if slope > 0 {
+			cal.CharsPerToken = math.Min(math.Max(1/slope, 0.5), 20)
+			icpt := (sy - slope*sx) / float64(n)
+			cal.HeaderChars = max(0, int(math.Round(icpt*cal.CharsPerToken)))
+		} else {
+			for _, o := range all {
+				if o.ok {
+					cal.HeaderChars = max(0, 4*o.pt-o.m)
+					break
+				}
+			}
+		}
+	}
+	var acc Accuracy
+	var sumPred, sumRec float64
+	for _, o := range all {
+		if !o.ok {
+			continue
+		}
+		acc.Compared++
+		pred := int(math.Ceil(float64(cal.HeaderChars+o.m) / cal.CharsPerToken))
+		cached := 0
+		if !o.first {
+			cached = int(math.Floor(float64(cal.HeaderChars+o.p) / cal.CharsPerToken))
+		}
+		sumPred += float64(pred)
+		sumRec += float64(o.pt)
+		ep := pctErr(pred, o.pt)
+		ei := pctErr(pred-cached, o.pt-o.cached)
+		if pred == o.pt {
+			acc.PromptExact++
+		}
+		if ep <= 2 {
+			acc.PromptWithin2++
+		}
+		if pred-cached == o.pt-o.cached {
+			acc.InputExact++
+		}
+		if ei <= 2 {
+			acc.InputWithin2++
+		}
+		acc.MaxPromptErrPct = math.Max(acc.MaxPromptErrPct, ep)
+		acc.MaxInputErrPct = math.Max(acc.MaxInputErrPct, ei)
+	}
+	if sumRec > 0 {
+		acc.TotalPromptErrPct = math.Abs(sumPred-sumRec) / sumRec * 100
+	}
+	return cal, acc
+}
+
+func pctErr(got, want int) float64 {
+	if got == want {
+		return 0
+	}
+	return math.Abs(float64(got-want)) / math.Max(1, math.Abs(float64(want))) * 100
+}
+
+type runOut struct {
+	totals                     pricing.Totals
+	reloads, orphans, archives int
+}
+
+// run replays the branch under one strategy.
+func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *[]Point) runOut {
+	st := spec.New()
+	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
+	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
+	var out runOut
+	inserts := map[*session.Entry][]*session.Message{}
+	last := map[string]load{} // skill -> latest load
+	inRun := false
+	var prevT time.Time
+	prevModel := ""
+	archivedSeen := map[string]bool{}
+	nReload := 0
+
+	observeLoad := func(l load) {
+		if p, ok := last[l.Skill]; ok {
+			if _, gone := st.Archived()[p.ID]; gone {
+				out.reloads++
+			}
+		}
+		st.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: int64(l.Size), Kind: l.Kind}})
+		last[l.Skill] = l
+	}
+	price := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
+		cold := prevModel == "" || provider+"/"+model != prevModel ||
+			(b.r.opts.TTL > 0 && !prevT.IsZero() && !t.IsZero() && t.Sub(prevT) > b.r.opts.TTL)
+		var since time.Duration
+		if !prevT.IsZero() && !t.IsZero() {
+			since = t.Sub(prevT)
+		}
+		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: &lifecycle.Request{SincePrevious: since, CacheCold: cold}})
+		arch := st.Archived()
+		for id := range arch {
+			if !archivedSeen[id] {
+				archivedSeen[id] = true
+				out.archives++
+			}
+		}
+		segs := b.request(header, cb.Messages(), arch, inserts, e)
+		c := meter.Price(pricing.Request{Time: t, Provider: provider, Model: model, Segments: segs, OutputTokens: outTok})
+		if b.r.opts.Series {
+			*series = append(*series, Point{Branch: branchIdx, Tokens: c.PromptTokens, Time: t})
+		}
+		prevT, prevModel = t, provider+"/"+model
+	}
+
+	cb := session.NewContextBuilder(b.br)
+	for !cb.Done() {
+		e := cb.Peek()
+		m := e.Message
+		if m != nil && e.Type == session.TypeMessage {
+			switch m.Role {
+			case session.RoleUser:
+				if inRun {
+					st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
+				}
+				st.Observe(lifecycle.Event{Type: lifecycle.EvPrompt, Text: promptText(m)})
+				for _, l := range b.info.loads[e] {
+					observeLoad(l)
+				}
+				st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
+				inRun = true
+			case session.RoleAssistant:
+				t := requestTime(e)
+				// Orphan uses: a tool call touching the folder of a skill
+				// whose body is archived. The model reloads it first.
+				for _, c := range b.info.calls[e] {
+					arch := st.Archived()
+					if len(arch) == 0 {
+						break
+					}
+					for skill, l := range last {
+						if _, gone := arch[l.ID]; !gone || c.LoadOf == skill {
+							continue
+						}
+						if !touches(c, b.folders(skill)) {
+							continue
+						}
+						out.orphans++
+						nReload++
+						pair := reloadPair(l, nReload)
+						price(cb, e, t, m.Provider, m.Model, int(math.Ceil(float64(outputChars(pair[0]))/cal.CharsPerToken)))
+						inserts[e] = append(inserts[e], pair...)
+						rl := l
+						rl.ID = pair[0].Blocks[0].ID
+						observeLoad(rl)
+						break
+					}
+				}
+				outTok := 0
+				if m.Usage != nil && m.Usage.Output > 0 {
+					outTok = m.Usage.Output
+				} else {
+					outTok = int(math.Ceil(float64(outputChars(m)) / cal.CharsPerToken))
+				}
+				price(cb, e, t, m.Provider, m.Model, outTok)
+			}
+		}
+		cb.Step()
+		if m != nil && m.Role == session.RoleToolResult {
+			for _, l := range b.info.loads[e] {
+				observeLoad(l)
+			}
+		}
+	}
+	if inRun {
+		st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
+	}
+	out.totals = meter.Totals
+	return out
+}
+
+// folders lists where a skill's files live: the folders its loads named,
+// and <dir>/<name> for each pack or orphan folder.
+func (b *branch) folders(skill string) []string {
+	fs := append([]string(nil), b.info.folders[skill]...)
+	if p := b.r.opts.Pack; p != nil {
+		for _, d := range p.Dirs {
+			fs = append(fs, path.Join(d, skill))
+		}
+	}
+	return fs
+}
+
+// reloadPair is the tool call and result a model following the protocol
+// makes to load an archived skill again: the same way it was loaded.
+func reloadPair(l load, n int) []*session.Message {
+	id := "skill-lifecycle-reload-" + strconv.Itoa(n)
+	name, args := "skill", map[string]string{"name": l.Skill}
+	if l.Kind == lifecycle.ByRead && l.Path != "" {
+		name, args = "read", map[string]string{"path": l.Path}
+	}
+	raw, _ := json.Marshal(args)
+	call := &session.Message{Role: session.RoleAssistant, StopReason: "toolUse",
+		Blocks: []session.Block{{Type: "toolCall", ID: id, Name: name, Arguments: raw}}}
+	result := &session.Message{Role: session.RoleToolResult, ToolCallID: id, ToolName: name,
+		Blocks: []session.Block{{Type: "text", Text: l.Body}}}
+	return []*session.Message{call, result}
+}
+
+// Report returns the results so far, with percentages of keep-all.
+func (r *Runner) Report() *Report {
+	rep := &Report{Branches: r.branches, Files: r.files, Bytes: r.bytes, TTLSeconds: r.opts.TTL.Seconds(), AllBranches: r.opts.AllBranches,
+		Diagnostics: r.diags, Prices: map[string]any{}}
+	base := r.results[0]
+	for _, s := range r.results {
+		if base.CostUSD > 0 {
+			s.CostPct = s.CostUSD / base.CostUSD * 100
+		}
+		if base.PeakContext > 0 {
+			s.PeakPct = float64(s.PeakContext) / float64(base.PeakContext) * 100
+		}
+		rep.Strategies = append(rep.Strategies, s)
+	}
+	for _, k := range r.prices.ModelNames() {
+		rep.Prices[k] = r.prices.Models[k]
+	}
+	rep.Prices["default"] = r.prices.Default
+	if r.opts.Series {
+		rep.Series = r.series
+	}
+	return rep
+}
