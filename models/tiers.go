@@ -249,10 +249,10 @@ type plan struct {
 
 // Load handles the skills loaded by one assistant message (or one
 // /skill:name), in call order. While tiers are disabled or none are
-// defined it returns no action at all. Loads are decided one at a time, so the last
-// one that switches wins, but only that final switch is handed to the host
-// (one setModel instead of several, and one prompt-cache break); the other
-// loads' decisions come back as notes. A helper counts as loaded by a
+// defined it returns no action at all. Loads are decided one at a time, so
+// the last one that switches wins, but only that final switch is handed to
+// the host (one setModel instead of several, and one prompt-cache break);
+// the other loads' decisions come back as notes, in call order. A helper counts as loaded by a
 // working caller when a working skill (neither entry nor helper) was loaded
 // earlier in the run or is anywhere in the same batch.
 func (t Tiers) Load(s State, loads []Load) (State, []Action) {
@@ -261,6 +261,7 @@ func (t Tiers) Load(s State, loads []Load) (State, []Action) {
 	prev := Expectation{PrevCurrent: s.Current, PrevRestore: s.Restore, PrevCaller: s.CallerModel}
 	var acts []Action
 	var plans []plan
+	var at []int // index in acts of each plan's placeholder
 	for i, ld := range loads {
 		worker := ld.Role != skills.RoleEntry && ld.Role != skills.RoleHelper
 		var caller *Selection
@@ -279,27 +280,31 @@ func (t Tiers) Load(s State, loads []Load) (State, []Action) {
 				s.Callers = append(s.Callers, ld.Skill)
 			}
 		}
-		if p.switches {
-			plans = append(plans, p)
-		} else if t.inactive() == "" {
+		switch {
+		case p.switches:
+			plans, at = append(plans, p), append(at, len(acts))
+			acts = append(acts, Action{})
+		case t.inactive() == "":
 			acts = append(acts, note(p.cause))
 		}
 	}
 	if len(plans) == 0 {
 		return s, acts
 	}
-	final := plans[len(plans)-1]
-	for _, p := range plans[:len(plans)-1] {
+	last := len(plans) - 1
+	final := plans[last]
+	for i, p := range plans[:last] {
 		c := p.cause
 		c.Reason += fmt.Sprintf("; superseded by %s in the same message", final.ld.Skill)
-		acts = append(acts, Action{Kind: ActNote, To: ptr(p.to), Cause: c,
-			Message: fmt.Sprintf("%s: would switch to %s (%s)", p.ld.Skill, p.to, c.Reason)})
+		acts[at[i]] = Action{Kind: ActNote, To: ptr(p.to), Cause: c,
+			Message: fmt.Sprintf("%s: would switch to %s (%s)", p.ld.Skill, p.to, c.Reason)}
 	}
 	if t.onTarget(start, final.to) {
-		// The batch ends on the model it started on: nothing to ask the host.
+		// The message ends on the model it started on: nothing to ask the host.
 		c := final.cause
 		c.Reason += "; already the model in use before this message"
-		acts = append(acts, note(c))
+		acts[at[last]] = note(c)
+		s.Current = start
 		return s, acts
 	}
 	if s.Baseline == nil && start != nil {
@@ -307,8 +312,8 @@ func (t Tiers) Load(s State, loads []Load) (State, []Action) {
 	}
 	prev.To, prev.Kind = final.to, ActSwitch
 	s.Expect = ptr(prev)
-	acts = append(acts, Action{Kind: ActSwitch, To: ptr(final.to), From: start, Cause: final.cause,
-		Message: fmt.Sprintf("switch to %s: %s", final.to, final.cause.Reason)})
+	acts[at[last]] = Action{Kind: ActSwitch, To: ptr(final.to), From: start, Cause: final.cause,
+		Message: fmt.Sprintf("switch to %s: %s", final.to, final.cause.Reason)}
 	return s, acts
 }
 

@@ -682,3 +682,42 @@ func FuzzTiers(f *testing.F) {
 		}
 	})
 }
+
+// TestParallelOrder checks that the decisions of one message come back in
+// call order, with the single host call at the place of the load that won.
+func TestParallelOrder(t *testing.T) {
+	tr := Tiers{Config: testConfig(nil), Registry: testRegistry()}
+	s, _ := tr.ModelSelected(State{}, *sel(sonnet, ThinkingMedium))
+	type got struct {
+		Kind  ActionKind
+		Skill string
+	}
+	tests := []struct {
+		name    string
+		loads   []Load
+		want    []got
+		current Selection
+	}{
+		{"last switch wins", []Load{worker("a", "big"), worker("b", "small"), worker("c", "none")},
+			[]got{{ActNote, "a"}, {ActSwitch, "b"}, {ActNote, "c"}}, *sel(haiku, ThinkingLow)},
+		{"back to the start", []Load{worker("a", "big"), worker("b", "medium"), worker("c", "")},
+			[]got{{ActNote, "a"}, {ActNote, "b"}, {ActNote, "c"}}, *sel(sonnet, ThinkingMedium)},
+		{"report in place", []Load{worker("a", "ghost"), worker("b", "big")},
+			[]got{{ActReport, "a"}, {ActNote, "a"}, {ActSwitch, "b"}}, *sel(opus, ThinkingHigh)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			next, acts := tr.Load(s, tc.loads)
+			var g []got
+			for _, a := range acts {
+				g = append(g, got{a.Kind, a.Cause.Skill})
+			}
+			if d := cmp.Diff(tc.want, g); d != "" {
+				t.Errorf("actions (-want +got):\n%s%s", d, dump(acts))
+			}
+			if next.Current == nil || *next.Current != tc.current {
+				t.Errorf("current = %v, want %v", next.Current, tc.current)
+			}
+		})
+	}
+}
