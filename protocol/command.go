@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"fmt"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"sort"
 	"strings"
 
@@ -27,7 +29,14 @@ var commandFuncs map[string]func(*call, string) (CommandResult, *jsonrpc2.Error)
 
 func init() {
 	commandFuncs = map[string]func(*call, string) (CommandResult, *jsonrpc2.Error){
-		"skills-list": (*call).cmdList,
+		"skills-list":    (*call).cmdList,
+		"skills-explain": (*call).cmdExplain,
+		"skills-pin":     (*call).cmdPin,
+		"skills-unpin":   (*call).cmdUnpin,
+		"skills-reload":  (*call).cmdReload,
+		"skills-model":   (*call).cmdModel,
+		"skills-on":      func(c *call, _ string) (CommandResult, *jsonrpc2.Error) { return c.cmdSwitch(true) },
+		"skills-off":     func(c *call, _ string) (CommandResult, *jsonrpc2.Error) { return c.cmdSwitch(false) },
 	}
 }
 
@@ -52,22 +61,192 @@ func (c *call) command() (any, *jsonrpc2.Error) {
 	return f(c, strings.TrimSpace(p.Args))
 }
 
-// cmdList answers /skills-list.
+// cmdList answers /skills-list: every skill with its role, whether a body
+// of it is loaded, archived or pinned, and the entry skill.
 func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
-	cat := c.catalog()
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	cat, eng := c.s.cat, c.s.eng
 	if len(cat.skills) == 0 {
 		return CommandResult{Text: "No skills found.", Level: "info"}, nil
 	}
+	state := map[string]string{}
+	for _, b := range eng.Bodies() {
+		if b.Archived {
+			if state[b.Skill] == "" {
+				state[b.Skill] = "archived"
+			}
+		} else {
+			state[b.Skill] = "loaded"
+		}
+	}
+	entry, entrySrc := eng.Entry()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d skills:\n", len(cat.skills))
+	onOff := "on"
+	if !eng.Enabled() {
+		onOff = "off"
+	}
+	fmt.Fprintf(&b, "%d skills (archiving %s):\n", len(cat.skills), onOff)
 	for _, s := range cat.skills {
-		note := ""
+		var tags []string
+		if s.Name == entry {
+			tags = append(tags, "entry ("+entrySrc+")")
+		}
+		if h := eng.HelperOf(s.Name); h != "" {
+			tags = append(tags, "helper")
+		}
+		if p := eng.PinOf(s.Name); p != "" {
+			tags = append(tags, "pinned ("+string(p)+")")
+		}
+		if st := state[s.Name]; st != "" {
+			tags = append(tags, st)
+		}
 		if s.DisableModelInvocation {
-			note = " (only through /skill:" + s.Name + ")"
+			tags = append(tags, "only through /skill:"+s.Name)
+		}
+		note := ""
+		if len(tags) > 0 {
+			note = " [" + strings.Join(tags, ", ") + "]"
 		}
 		fmt.Fprintf(&b, "- %s%s: %s\n", s.Name, note, truncate(oneLine(s.Description), 100))
 	}
 	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
+}
+
+// cmdExplain answers /skills-explain <prompt>: the skills ranked for the
+// prompt and what it would do to each live body.
+func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
+	if prompt == "" {
+		return CommandResult{}, rpcError(CodeInvalidParams, "%s: args: missing (usage: /skills-explain <prompt>)", c.method)
+	}
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	w, eng := c.s.world, c.s.eng
+	cfg := eng.Config()
+	var b strings.Builder
+	rk := w.index.Rank(prompt, cfg.MinSignal)
+	fmt.Fprintf(&b, "Ranking for %q", truncate(oneLine(prompt), 80))
+	if !rk.Signal {
+		fmt.Fprintf(&b, " (no skill reaches the minimum signal %.2g)", cfg.MinSignal)
+	}
+	b.WriteString(":\n")
+	if len(rk.Results) == 0 {
+		b.WriteString("  no skill matches\n")
+	}
+	for i, r := range rk.Results {
+		if i == 8 {
+			fmt.Fprintf(&b, "  … %d more\n", len(rk.Results)-i)
+			break
+		}
+		fmt.Fprintf(&b, "  %d. %s %.2f (%s)\n", i+1, r.Skill, r.Score, strings.Join(r.Terms, ", "))
+	}
+	var loaded []string
+	for _, body := range eng.Loaded() {
+		loaded = append(loaded, body.Skill)
+	}
+	if len(loaded) == 0 {
+		b.WriteString("No skill body is loaded now.")
+		return CommandResult{Text: b.String(), Level: "info"}, nil
+	}
+	ex := lifecycle.Explain(w.cat, cfg, loaded, prompt)
+	if ex.Skipped != nil {
+		fmt.Fprintf(&b, "The prompt would not be judged: %s\n", ex.Skipped.Text)
+	}
+	b.WriteString("Loaded bodies:\n")
+	for _, v := range ex.Decisions {
+		verdict := "archive"
+		if v.Keep {
+			verdict = "keep"
+		}
+		fmt.Fprintf(&b, "  - %s: %s (%s)\n", v.Skill, verdict, v.Reason.Text)
+	}
+	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
+}
+
+// skillArg checks a skill name argument.
+func (c *call) skillArg(name, usage string) *jsonrpc2.Error {
+	if name == "" {
+		return rpcError(CodeInvalidParams, "%s: args: missing (usage: %s)", c.method, usage)
+	}
+	if _, ok := c.s.cat.byName[name]; !ok {
+		return rpcError(CodeInvalidParams, "%s: args: unknown skill %q", c.method, name)
+	}
+	return nil
+}
+
+func (c *call) cmdPin(name string) (CommandResult, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	if err := c.skillArg(name, "/skills-pin <name>"); err != nil {
+		c.s.mu.Unlock()
+		return CommandResult{}, err
+	}
+	ds := c.s.eng.Pin(name)
+	c.s.mu.Unlock()
+	c.emit(ds)
+	text := fmt.Sprintf("%s is pinned: its body will not be archived.", name)
+	for _, d := range ds {
+		if d.Action == lifecycle.ActUnarchive {
+			text += " Its latest copy is restored from the next request."
+		}
+	}
+	return CommandResult{Text: text, Level: "info"}, nil
+}
+
+func (c *call) cmdUnpin(name string) (CommandResult, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	if err := c.skillArg(name, "/skills-unpin <name>"); err != nil {
+		c.s.mu.Unlock()
+		return CommandResult{}, err
+	}
+	ds := c.s.eng.Unpin(name)
+	c.s.mu.Unlock()
+	c.emit(ds)
+	return CommandResult{Text: fmt.Sprintf("%s is no longer pinned: its body may be archived when it stops being relevant.", name), Level: "info"}, nil
+}
+
+func (c *call) cmdSwitch(on bool) (CommandResult, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	ds := c.s.eng.SetEnabled(on)
+	c.s.mu.Unlock()
+	c.emit(ds)
+	if on {
+		return CommandResult{Text: "Skill lifecycle is on: bodies that are no longer relevant are archived.", Level: "info"}, nil
+	}
+	return CommandResult{Text: "Skill lifecycle is off for this session: nothing more is archived.", Level: "info"}, nil
+}
+
+// cmdReload re-reads the skills and the configuration files.
+func (c *call) cmdReload(string) (CommandResult, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	w := loadWorld(c.s.init, c.s.cat.skills)
+	c.s.world = w
+	ds := c.s.eng.SetCatalog(w.cat)
+	ds = append(ds, c.s.eng.SetConfig(w.cfg)...)
+	n := len(w.parsed)
+	c.s.mu.Unlock()
+	c.emit(ds)
+	text := fmt.Sprintf("Reloaded %d skills and the configuration.", n)
+	level := "info"
+	if len(w.diags) > 0 {
+		text += "\n" + strings.Join(w.diags, "\n")
+		level = "warning"
+	}
+	return CommandResult{Text: text, Level: level}, nil
+}
+
+// cmdModel shows the model tiers configuration.
+func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	cur := "unknown"
+	if m := c.s.init.CurrentModel; m != nil {
+		cur = m.Provider + "/" + m.ID
+	}
+	cfg := c.s.eng.Config()
+	if len(cfg.Models) == 0 {
+		return CommandResult{Text: fmt.Sprintf("Current model: %s. No model tiers are configured (skill-lifecycle.json, key models).", cur), Level: "info"}, nil
+	}
+	return CommandResult{Text: fmt.Sprintf("Current model: %s. Model tiers: %s", cur, string(cfg.Models)), Level: "info"}, nil
 }
 
 func oneLine(s string) string {

@@ -89,10 +89,10 @@ func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
 	if _, err := io.ReadFull(stream, body); err != nil {
 		return io.ErrUnexpectedEOF
 	}
-	if !json.Valid(body) {
-		return malformed(v, CodeParseError, "invalid JSON in message body", nil)
-	}
 	if err := json.Unmarshal(body, v); err != nil {
+		if !json.Valid(body) {
+			return malformed(v, CodeParseError, "invalid JSON in message body", nil)
+		}
 		var probe struct {
 			ID json.RawMessage `json:"id"`
 		}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"sync"
 
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -18,6 +20,9 @@ type Options struct {
 	// MaxMessage bounds one incoming message body in bytes;
 	// DefaultMaxMessage when zero.
 	MaxMessage int64
+	// Log receives connection-level problems (a broken stream); nothing
+	// is logged when nil.
+	Log *log.Logger
 }
 
 type serverState int
@@ -42,6 +47,8 @@ type Server struct {
 	state serverState
 	init  InitializeParams
 	cat   *catalog
+	world world
+	eng   *lifecycle.Engine
 	conn  *jsonrpc2.Conn
 	out   jsonrpc2.ObjectStream
 	exit  chan struct{}
@@ -64,7 +71,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.mu.Lock()
 	s.out = stream
 	s.mu.Unlock()
-	conn := jsonrpc2.NewConn(ctx, stream, s)
+	logger := s.opts.Log
+	if logger == nil {
+		logger = log.New(io.Discard, "", 0)
+	}
+	conn := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(logger))
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
@@ -108,6 +119,14 @@ func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) 
 	switch req.Method {
 	case MethodExit:
 		s.once.Do(func() { close(s.exit) })
+	case MethodModelSwitchFailed:
+		s.mu.Lock()
+		ready := s.state == stateReady
+		s.mu.Unlock()
+		if ready && req.Params != nil {
+			c := &call{s: s, ctx: ctx, conn: s.conn, params: *req.Params, method: req.Method}
+			_, _ = c.modelSwitchFailed()
+		}
 	case malformedMethod:
 		var p malformedParams
 		_ = json.Unmarshal(*req.Params, &p)
@@ -191,12 +210,19 @@ var handlers map[string]handler
 
 func init() {
 	handlers = map[string]handler{
-		MethodInitialize:   (*call).initialize,
-		MethodShutdown:     (*call).shutdown,
-		MethodSkillsUpdate: (*call).skillsUpdate,
-		MethodSkillLoad:    (*call).skillLoad,
-		MethodToolCall:     (*call).toolCall,
-		MethodCommand:      (*call).command,
+		MethodInitialize:        (*call).initialize,
+		MethodShutdown:          (*call).shutdown,
+		MethodSkillsUpdate:      (*call).skillsUpdate,
+		MethodSkillLoad:         (*call).skillLoad,
+		MethodToolCall:          (*call).toolCall,
+		MethodCommand:           (*call).command,
+		MethodUserPrompt:        (*call).userPrompt,
+		MethodBeforeRequest:     (*call).beforeRequest,
+		MethodSessionRestore:    (*call).sessionRestore,
+		MethodRunStart:          (*call).runStart,
+		MethodRunEnd:            (*call).runEnd,
+		MethodModelChanged:      (*call).modelChanged,
+		MethodModelSwitchFailed: (*call).modelSwitchFailed,
 	}
 }
 
@@ -220,6 +246,8 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 	}
 	c.s.init = p
 	c.s.cat = newCatalog(p.Skills)
+	c.s.world = loadWorld(p, c.s.cat.skills)
+	c.s.eng = lifecycle.New(c.s.world.cat, c.s.world.cfg)
 	c.s.state = stateReady
 	return InitializeResult{
 		ProtocolVersion:     Version,
@@ -227,7 +255,7 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 		SystemPromptSection: systemPromptSection(c.s.cat.skills),
 		Tool:                toolSpec(),
 		Commands:            commandSpecs(),
-		Diagnostics:         c.s.cat.diags,
+		Diagnostics:         append(append([]string{}, c.s.cat.diags...), c.s.world.diags...),
 	}, nil
 }
 
@@ -247,8 +275,12 @@ func (c *call) skillsUpdate() (any, *jsonrpc2.Error) {
 	c.s.init.Skills = p.Skills
 	c.s.cat = newCatalog(p.Skills)
 	cat := c.s.cat
+	w := loadWorld(c.s.init, cat.skills)
+	c.s.world.parsed, c.s.world.index, c.s.world.cat = w.parsed, w.index, w.cat
+	ds := c.s.eng.SetCatalog(w.cat)
 	c.s.mu.Unlock()
-	return SkillsUpdateResult{SystemPromptSection: systemPromptSection(cat.skills), Diagnostics: cat.diags}, nil
+	c.emit(ds)
+	return SkillsUpdateResult{SystemPromptSection: systemPromptSection(cat.skills), Diagnostics: append(append([]string{}, cat.diags...), w.diags...)}, nil
 }
 
 func (c *call) catalog() *catalog {
@@ -278,6 +310,10 @@ func (c *call) toolCall() (any, *jsonrpc2.Error) {
 	}
 	c.s.mu.Lock()
 	cwd := c.s.init.Cwd
+	block := c.s.world.cfg.BlockDirectSkillReads
 	c.s.mu.Unlock()
+	if !block {
+		return ToolCallResult{}, nil
+	}
 	return c.catalog().checkToolCall(p, cwd), nil
 }

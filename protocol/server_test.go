@@ -400,7 +400,7 @@ func TestCommandList(t *testing.T) {
 	if err := h.call(MethodCommand, CommandParams{Name: "skills-list"}, &got); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"4 skills", "- alpha: Plot data", "- hidden (only through /skill:hidden)"} {
+	for _, want := range []string{"4 skills", "- alpha: Plot data", "- hidden [only through /skill:hidden]"} {
 		if !strings.Contains(got.Text, want) {
 			t.Errorf("list lacks %q:\n%s", want, got.Text)
 		}

@@ -10,19 +10,20 @@ const Version = 1
 
 // Methods the host calls (requests unless marked as a notification).
 const (
-	MethodInitialize     = "initialize"
-	MethodShutdown       = "shutdown"
-	MethodExit           = "exit" // notification
-	MethodSkillsUpdate   = "skills/update"
-	MethodSkillLoad      = "skill/load"
-	MethodToolCall       = "tool_call"
-	MethodUserPrompt     = "user_prompt"
-	MethodBeforeRequest  = "before_request"
-	MethodSessionRestore = "session/restore"
-	MethodCommand        = "command"
-	MethodRunStart       = "run/start"
-	MethodRunEnd         = "run/end"
-	MethodModelChanged   = "model/changed"
+	MethodInitialize        = "initialize"
+	MethodShutdown          = "shutdown"
+	MethodExit              = "exit" // notification
+	MethodSkillsUpdate      = "skills/update"
+	MethodSkillLoad         = "skill/load"
+	MethodToolCall          = "tool_call"
+	MethodUserPrompt        = "user_prompt"
+	MethodBeforeRequest     = "before_request"
+	MethodSessionRestore    = "session/restore"
+	MethodCommand           = "command"
+	MethodRunStart          = "run/start"
+	MethodRunEnd            = "run/end"
+	MethodModelChanged      = "model/changed"
+	MethodModelSwitchFailed = "model/switchFailed" // notification or request
 )
 
 // Notifications the server sends to the host. Each is sent before the

@@ -1,0 +1,352 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// maxConfigSize bounds a skill-lifecycle.json read; a bigger file is
+// reported and ignored.
+const maxConfigSize = 1 << 20
+
+// UserPromptParams is the prompt the user sent (after the host expanded
+// commands such as /skill:name).
+type UserPromptParams struct {
+	Text string `json:"text"`
+}
+
+// LoadRef is one skill body the host sees in the context it is about to
+// send: its id (the tool call id, or for a /skill:name block an id the host
+// derives from its user message), the skill, how it arrived and its size in
+// characters. The body itself is never sent.
+type LoadRef struct {
+	ID    string             `json:"id"`
+	Skill string             `json:"skill"`
+	Kind  lifecycle.LoadKind `json:"kind"`
+	Size  int64              `json:"size"`
+	Hash  string             `json:"hash,omitempty"`
+}
+
+// BeforeRequestParams lists the loads in the next model request, in
+// context order.
+type BeforeRequestParams struct {
+	Loads []LoadRef `json:"loads"`
+	// SincePreviousMs is the time since the previous model request (0 for
+	// the first or when unknown); CacheCold says the provider's prompt
+	// cache is known to be cold (a model switch, a compaction, an expired
+	// cache lifetime).
+	SincePreviousMs int64 `json:"sincePreviousMs,omitempty"`
+	CacheCold       bool  `json:"cacheCold,omitempty"`
+}
+
+// Replacement is one body to replace by its placeholder.
+type Replacement struct {
+	ID          string `json:"id"`
+	Placeholder string `json:"placeholder"`
+}
+
+// BeforeRequestResult says which of the listed loads to replace.
+type BeforeRequestResult struct {
+	Archive []Replacement `json:"archive"`
+}
+
+// SessionRestoreParams carries the data of every entry of EntryType on the
+// session's current branch, oldest first.
+type SessionRestoreParams struct {
+	Records []json.RawMessage `json:"records"`
+}
+
+// SessionRestoreResult reports the restore.
+type SessionRestoreResult struct {
+	Restored int                 `json:"restored"`
+	Problems []lifecycle.Problem `json:"problems,omitempty"`
+	// Archived is the number of bodies archived after the restore.
+	Archived int `json:"archived"`
+}
+
+// ModelChangedParams reports a model the user or the host selected.
+type ModelChangedParams struct {
+	Model         ModelRef `json:"model"`
+	ThinkingLevel string   `json:"thinkingLevel,omitempty"`
+	// Source is how it changed ("set", "cycle", "restore"; empty when
+	// unknown).
+	Source string `json:"source,omitempty"`
+}
+
+// ModelSwitchFailedParams reports a switch the host could not make.
+type ModelSwitchFailedParams struct {
+	Provider string `json:"provider"`
+	ID       string `json:"id"`
+	Reason   string `json:"reason"`
+}
+
+// NotifyParams is a message for the user.
+type NotifyParams struct {
+	Level   string `json:"level"` // info, warning, error
+	Message string `json:"message"`
+}
+
+// AppendEntryParams is a session entry for the host to append (never sent
+// to the model).
+type AppendEntryParams struct {
+	CustomType string `json:"customType"`
+	Data       any    `json:"data"`
+}
+
+// SetModelParams asks the host to switch the model.
+type SetModelParams struct {
+	Provider      string `json:"provider"`
+	ID            string `json:"id"`
+	ThinkingLevel string `json:"thinkingLevel,omitempty"`
+}
+
+// world is everything the server derives from the host's skill list and the
+// configuration files: the parsed skills, the engine's catalog and the
+// configuration.
+type world struct {
+	parsed map[string]*skills.Skill
+	index  *relevance.Index
+	cat    lifecycle.Catalog
+	cfg    rules.Config
+	diags  []string
+}
+
+// loadWorld parses the host's skills and reads the configuration: the
+// user's <agentDir>/skill-lifecycle.json and, when the project is trusted,
+// <cwd>/.pi/skill-lifecycle.json.
+func loadWorld(p InitializeParams, list []HostSkill) world {
+	w := world{parsed: map[string]*skills.Skill{}}
+	var docs []relevance.Doc
+	var bodies []relevance.Body
+	var infos []lifecycle.SkillInfo
+	folders := map[string][]string{}
+	var folderOrder []string
+	for _, hs := range list {
+		s, _, err := readSkill(hs)
+		if err != nil {
+			w.diags = append(w.diags, fmt.Sprintf("skill %q: %v", hs.Name, err))
+			continue
+		}
+		w.parsed[hs.Name] = s
+		levels := make([]int, len(s.Headings))
+		heads := make([]string, len(s.Headings))
+		for i, h := range s.Headings {
+			heads[i], levels[i] = h.Text, h.Level
+		}
+		docs = append(docs, relevance.Doc{Name: hs.Name, Description: hs.Description, Headings: heads, Levels: levels})
+		bodies = append(bodies, relevance.Body{Name: hs.Name, Text: s.Body})
+		infos = append(infos, lifecycle.SkillInfo{Name: hs.Name, Description: hs.Description, Role: s.Role})
+		root := filepath.Dir(filepath.Dir(hs.Path))
+		if _, seen := folders[root]; !seen {
+			folderOrder = append(folderOrder, root)
+		}
+		folders[root] = append(folders[root], hs.Name)
+	}
+	refs := relevance.CrossRefs(bodies)
+	for i := range infos {
+		infos[i].Calls = refs[infos[i].Name].Loads
+	}
+	w.index = relevance.NewIndex(docs, relevance.DefaultParams())
+	w.cat = lifecycle.Catalog{Skills: infos, Ranker: w.index}
+	for _, root := range folderOrder {
+		if e := relevance.InferEntry(folders[root], refs); e != "" {
+			w.cat.InferredEntry = e
+			break
+		}
+	}
+	user, ud := readConfig(filepath.Join(p.AgentDir, rules.FileName), p.AgentDir != "")
+	project, pd := readConfig(filepath.Join(p.Cwd, ".pi", rules.FileName), true)
+	trust := rules.Untrusted
+	if p.Trusted {
+		trust = rules.Trusted
+	}
+	w.diags = append(w.diags, ud...)
+	if rules.ProjectCounts(user, trust) {
+		w.diags = append(w.diags, pd...)
+	} else if len(pd) > 0 || fileExists(filepath.Join(p.Cwd, ".pi", rules.FileName)) {
+		w.diags = append(w.diags, fmt.Sprintf("%s is ignored: the project is not trusted", filepath.Join(p.Cwd, ".pi", rules.FileName)))
+	}
+	w.cfg = rules.Merge(user, project, trust)
+	return w
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// readConfig reads one configuration file; a missing file sets nothing.
+func readConfig(path string, want bool) (rules.Fragment, []string) {
+	if !want {
+		return rules.Fragment{}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return rules.Fragment{}, nil
+		}
+		return rules.Fragment{}, []string{fmt.Sprintf("%s: %v; defaults apply", path, err)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return rules.Fragment{}, []string{fmt.Sprintf("%s: %v; defaults apply", path, err)}
+	}
+	if len(data) > maxConfigSize {
+		return rules.Fragment{}, []string{fmt.Sprintf("%s: over %d bytes; the file is ignored", path, maxConfigSize)}
+	}
+	frag, ds := rules.Parse(data, path)
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return frag, out
+}
+
+// emit sends each decision to the host as a session entry.
+func (c *call) emit(ds []lifecycle.Decision) {
+	for _, d := range ds {
+		_ = c.conn.Notify(c.ctx, NotifyAppendEntry, AppendEntryParams{CustomType: EntryType, Data: d})
+	}
+}
+
+func (c *call) userPrompt() (any, *jsonrpc2.Error) {
+	var p UserPromptParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	c.s.mu.Lock()
+	ds := c.s.eng.UserPrompt(p.Text)
+	c.s.mu.Unlock()
+	c.emit(ds)
+	return struct{}{}, nil
+}
+
+func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
+	var p BeforeRequestParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	for i, l := range p.Loads {
+		if l.ID == "" {
+			return nil, required(c.method, fmt.Sprintf("loads[%d].id", i))
+		}
+		if l.Skill == "" {
+			return nil, required(c.method, fmt.Sprintf("loads[%d].skill", i))
+		}
+		switch l.Kind {
+		case lifecycle.ByTool, lifecycle.ByRead, lifecycle.ByCommand:
+		default:
+			return nil, rpcError(CodeInvalidParams, "%s: loads[%d].kind: %q is not one of tool, read, command", c.method, i, l.Kind)
+		}
+	}
+	c.s.mu.Lock()
+	var ds []lifecycle.Decision
+	for _, l := range p.Loads {
+		ds = append(ds, c.s.eng.SkillLoaded(lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash})...)
+	}
+	ds = append(ds, c.s.eng.BeforeRequest(lifecycle.Request{
+		SincePrevious: msDuration(p.SincePreviousMs),
+		CacheCold:     p.CacheCold,
+	})...)
+	archived := c.s.eng.Archived()
+	c.s.mu.Unlock()
+	c.emit(ds)
+	res := BeforeRequestResult{Archive: []Replacement{}}
+	for _, l := range p.Loads {
+		if ph, ok := archived[l.ID]; ok {
+			res.Archive = append(res.Archive, Replacement{ID: l.ID, Placeholder: ph})
+		}
+	}
+	return res, nil
+}
+
+func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
+	var p SessionRestoreParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	recs := make([]lifecycle.Record, 0, len(p.Records))
+	orig := make([]int, 0, len(p.Records)) // index in p.Records of each of recs
+	var probs []lifecycle.Problem
+	for i, raw := range p.Records {
+		var r lifecycle.Record
+		if err := json.Unmarshal(raw, &r); err != nil {
+			probs = append(probs, lifecycle.Problem{Index: i, Message: fmt.Sprintf("record %d is not a decision: %v", i, err)})
+			continue
+		}
+		recs = append(recs, r)
+		orig = append(orig, i)
+	}
+	c.s.mu.Lock()
+	for _, pr := range c.s.eng.Restore(recs) {
+		if pr.Index >= 0 && pr.Index < len(orig) {
+			pr.Index = orig[pr.Index]
+		}
+		probs = append(probs, pr)
+	}
+	n := len(c.s.eng.Archived())
+	c.s.mu.Unlock()
+	return SessionRestoreResult{Restored: len(p.Records) - len(probs), Problems: probs, Archived: n}, nil
+}
+
+// msDuration converts milliseconds, clamping negative values to zero.
+func msDuration(ms int64) time.Duration {
+	if ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func (c *call) runStart() (any, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	ds := c.s.eng.RunStart()
+	c.s.mu.Unlock()
+	c.emit(ds)
+	return struct{}{}, nil
+}
+
+func (c *call) runEnd() (any, *jsonrpc2.Error) {
+	c.s.mu.Lock()
+	ds := c.s.eng.RunEnd()
+	c.s.mu.Unlock()
+	c.emit(ds)
+	return struct{}{}, nil
+}
+
+func (c *call) modelChanged() (any, *jsonrpc2.Error) {
+	var p ModelChangedParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Model.Provider == "" || p.Model.ID == "" {
+		return nil, required(c.method, "model.provider and model.id")
+	}
+	c.s.mu.Lock()
+	c.s.init.CurrentModel = &ModelRef{Provider: p.Model.Provider, ID: p.Model.ID}
+	if p.ThinkingLevel != "" {
+		c.s.init.ThinkingLevel = p.ThinkingLevel
+	}
+	c.s.mu.Unlock()
+	return struct{}{}, nil
+}
+
+func (c *call) modelSwitchFailed() (any, *jsonrpc2.Error) {
+	var p ModelSwitchFailedParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "warning",
+		Message: fmt.Sprintf("skill-lifecycle: could not switch to %s/%s (%s); staying on the current model", p.Provider, p.ID, p.Reason)})
+	return struct{}{}, nil
+}

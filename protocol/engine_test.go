@@ -1,0 +1,268 @@
+package protocol
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// packSkills lists testdata/pack as a host would.
+func packSkills(t testing.TB) []HostSkill {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "testdata", "pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("testdata/pack: %v", err)
+	}
+	var out []HostSkill
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name(), "SKILL.md")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s, _ := skills.Parse(p, data)
+		out = append(out, HostSkill{Name: s.Name, Description: s.Description, Path: p})
+	}
+	if len(out) < 5 {
+		t.Fatalf("testdata/pack holds %d skills, want at least 5", len(out))
+	}
+	return out
+}
+
+// packServer starts a server initialized with testdata/pack in an empty
+// project, with userConfig as the user's skill-lifecycle.json ("" for none).
+func packServer(t testing.TB, userConfig string) *harness {
+	t.Helper()
+	h := startServer(t)
+	cwd := t.TempDir()
+	if userConfig != "" {
+		if err := os.MkdirAll(filepath.Join(cwd, "agent"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cwd, "agent", "skill-lifecycle.json"), []byte(userConfig), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: filepath.Join(cwd, "agent"), Trusted: true, Skills: packSkills(t)}
+	var res InitializeResult
+	if err := h.call(MethodInitialize, p, &res); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return h
+}
+
+// records returns the decisions the server asked the host to append so
+// far, and forgets them.
+func (r *recorder) records(t testing.TB) []lifecycle.Decision {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []lifecycle.Decision
+	for _, n := range r.notes {
+		if n.Method != NotifyAppendEntry {
+			continue
+		}
+		var p struct {
+			CustomType string             `json:"customType"`
+			Data       lifecycle.Decision `json:"data"`
+		}
+		if err := json.Unmarshal(*n.Params, &p); err != nil || p.CustomType != EntryType {
+			t.Fatalf("bad appendEntry %s: %v", *n.Params, err)
+		}
+		out = append(out, p.Data)
+	}
+	r.notes = nil
+	return out
+}
+
+func actions(ds []lifecycle.Decision) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, string(d.Action)+":"+d.Skill)
+	}
+	return out
+}
+
+// waitRecords polls until n records arrived (notifications are delivered
+// asynchronously to the client's handler, but before the response).
+func waitRecords(t testing.TB, r *recorder, n int) []lifecycle.Decision {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r.mu.Lock()
+		got := 0
+		for _, x := range r.notes {
+			if x.Method == NotifyAppendEntry {
+				got++
+			}
+		}
+		r.mu.Unlock()
+		if got >= n || time.Now().After(deadline) {
+			return r.records(t)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestArchiveAfterUnrelatedPrompt(t *testing.T) {
+	h := packServer(t, `{"minKeep": 0}`)
+	load := BeforeRequestParams{Loads: []LoadRef{{ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Size: 4000}}}
+
+	if err := h.call(MethodRunStart, struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(MethodUserPrompt, UserPromptParams{Text: "add a migration that creates an index on users.email in Postgres"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var br BeforeRequestResult
+	if err := h.call(MethodBeforeRequest, load, &br); err != nil {
+		t.Fatal(err)
+	}
+	if len(br.Archive) != 0 {
+		t.Fatalf("fresh load archived at once: %+v", br.Archive)
+	}
+	if err := h.call(MethodRunEnd, struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := actions(waitRecords(t, h.rec, 3))
+	if !cmp.Equal(got, []string{"run:", "topic:", "load:write-sql-migration"}) {
+		t.Errorf("records after the first run = %v", got)
+	}
+
+	// A related prompt keeps the body.
+	if err := h.call(MethodUserPrompt, UserPromptParams{Text: "also add a migration that drops the legacy sessions table and backfills the column"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(MethodBeforeRequest, load, &br); err != nil {
+		t.Fatal(err)
+	}
+	if len(br.Archive) != 0 {
+		t.Errorf("related prompt archived the body: %+v", br.Archive)
+	}
+	h.rec.records(t)
+
+	// An unrelated prompt archives it in the very next request.
+	if err := h.call(MethodUserPrompt, UserPromptParams{Text: "write the release notes and changelog for version 2.3 from the merged pull requests"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(MethodBeforeRequest, load, &br); err != nil {
+		t.Fatal(err)
+	}
+	if len(br.Archive) != 1 || br.Archive[0].ID != "call-1" || !strings.Contains(br.Archive[0].Placeholder, "write-sql-migration") {
+		t.Fatalf("unrelated prompt: archive = %+v", br.Archive)
+	}
+	recs := waitRecords(t, h.rec, 1)
+	var archived *lifecycle.Decision
+	for i := range recs {
+		if recs[i].Action == lifecycle.ActArchive {
+			archived = &recs[i]
+		}
+	}
+	if archived == nil || archived.ID != "call-1" || archived.Reason == nil || archived.Reason.Text == "" {
+		t.Fatalf("no archive record with a reason: %+v", recs)
+	}
+
+	// A new server restored from the records applies the same replacement.
+	h2 := packServer(t, `{"minKeep": 0}`)
+	var all []json.RawMessage
+	for _, d := range append([]lifecycle.Decision{
+		{V: 1, Action: lifecycle.ActRun, Run: 1},
+		{V: 1, Action: lifecycle.ActLoad, ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Run: 1},
+	}, *archived) {
+		b, _ := json.Marshal(d)
+		all = append(all, b)
+	}
+	all = append(all, json.RawMessage(`"not a record"`))
+	var rr SessionRestoreResult
+	if err := h2.call(MethodSessionRestore, SessionRestoreParams{Records: all}, &rr); err != nil {
+		t.Fatal(err)
+	}
+	if rr.Archived != 1 || rr.Restored != 3 || len(rr.Problems) != 1 || rr.Problems[0].Index != 3 {
+		t.Errorf("restore = %+v", rr)
+	}
+	var br2 BeforeRequestResult
+	if err := h2.call(MethodBeforeRequest, load, &br2); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(br.Archive, br2.Archive); diff != "" {
+		t.Errorf("restored server answers differently (-before +after):\n%s", diff)
+	}
+}
+
+func TestBeforeRequestParams(t *testing.T) {
+	h := packServer(t, "")
+	cases := []struct {
+		params any
+		field  string
+	}{
+		{map[string]any{"loads": []any{map[string]any{"skill": "x", "kind": "tool"}}}, "loads[0].id"},
+		{map[string]any{"loads": []any{map[string]any{"id": "a", "kind": "tool"}}}, "loads[0].skill"},
+		{map[string]any{"loads": []any{map[string]any{"id": "a", "skill": "x", "kind": "telepathy"}}}, "loads[0].kind"},
+		{map[string]any{"loads": "many"}, "loads"},
+		{map[string]any{"loads": []any{map[string]any{"id": "a", "skill": "x", "kind": "tool", "size": "big"}}}, "size"},
+	}
+	for _, c := range cases {
+		err := h.call(MethodBeforeRequest, c.params, nil)
+		if rpcCode(err) != CodeInvalidParams || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%v: got %v, want InvalidParams naming %s", c.params, err, c.field)
+		}
+	}
+}
+
+func TestCommands(t *testing.T) {
+	h := packServer(t, "")
+	var br BeforeRequestResult
+	if err := h.call(MethodBeforeRequest, BeforeRequestParams{Loads: []LoadRef{{ID: "c1", Skill: "add-go-test", Kind: lifecycle.ByTool, Size: 100}}}, &br); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name, args string) CommandResult {
+		t.Helper()
+		var r CommandResult
+		if err := h.call(MethodCommand, CommandParams{Name: name, Args: args}, &r); err != nil {
+			t.Fatalf("%s %s: %v", name, args, err)
+		}
+		return r
+	}
+	list := run("skills-list", "")
+	for _, want := range []string{"triage-web-task [entry", "format-commit-message [helper]", "add-go-test [loaded]", "archiving on"} {
+		if !strings.Contains(list.Text, want) {
+			t.Errorf("skills-list lacks %q:\n%s", want, list.Text)
+		}
+	}
+	ex := run("skills-explain", "write the release notes for version 2.3")
+	for _, want := range []string{"1. write-release-notes", "add-go-test: "} {
+		if !strings.Contains(ex.Text, want) {
+			t.Errorf("skills-explain lacks %q:\n%s", want, ex.Text)
+		}
+	}
+	run("skills-pin", "add-go-test")
+	if l := run("skills-list", ""); !strings.Contains(l.Text, "add-go-test [pinned (user), loaded]") {
+		t.Errorf("after pin:\n%s", l.Text)
+	}
+	run("skills-unpin", "add-go-test")
+	run("skills-off", "")
+	if l := run("skills-list", ""); !strings.Contains(l.Text, "archiving off") {
+		t.Errorf("after off:\n%s", l.Text)
+	}
+	got := actions(waitRecords(t, h.rec, 4))
+	want := []string{"load:add-go-test", "pin:add-go-test", "unpin:add-go-test", "enabled:"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	for _, bad := range []struct{ name, args string }{{"skills-pin", ""}, {"skills-pin", "nope"}, {"skills-explain", ""}} {
+		if err := h.call(MethodCommand, CommandParams{Name: bad.name, Args: bad.args}, nil); rpcCode(err) != CodeInvalidParams || !strings.Contains(err.Error(), "args") {
+			t.Errorf("%s %q: got %v", bad.name, bad.args, err)
+		}
+	}
+}
