@@ -69,4 +69,3 @@ func BenchmarkBeforeRequest(b *testing.B) {
 		b.Fatalf("archive lists %d ids for 30 loads", n)
 	}
 }
-
