@@ -5,7 +5,8 @@
 #     the machine's own Node (Pi 1.6 needs Node >= 22.19, Pi 0.73 runs on Node 20);
 #   - Pi 1.6.0 from tests/e2e/package-lock.json (npm ci run with Node 22 first on
 #     PATH, so install scripts and engine checks see the Node that will run it);
-#   - Pi 0.73.1 from tests/e2e/pi073/package-lock.json (npm ci with the machine's Node).
+#   - Pi 0.73.1 from tests/e2e/pi073/package-lock.json (npm ci with the machine's Node);
+#   - the bridge's dependencies from extension/package-lock.json, when it exists.
 # Idempotent: each step is skipped when its stamp matches the pinned inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +55,10 @@ install_lock() { # dir, PATH prefix ("" for the machine's Node)
 install_lock "$e2e" "$node22_dir/bin:"
 # 3. Pi 0.73.1 with the machine's Node.
 install_lock "$old" ""
+# 4. The bridge extension's own dependencies, when it pins any.
+if [ -f "$root/extension/package-lock.json" ]; then
+  install_lock "$root/extension" "$node22_dir/bin:"
+fi
 
 # The CLI entry points, as the packages' "bin" fields name them.
 pi16=$(readlink -f "$e2e/node_modules/.bin/pi" || true)
