@@ -173,8 +173,9 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 		if len(open) > 0 {
 			r := c.Ranker.Rank(c.Prompt, cfg.MinSignal)
 			words := Words(c.Prompt)
+			sts := standings(r, c.Bodies, open)
 			for _, i := range open {
-				out.Verdicts[i] = judgeRelevance(c.Bodies[i], cfg, r, words, "the prompt", "")
+				out.Verdicts[i] = judgeRelevance(c.Bodies[i], sts[c.Bodies[i].Skill], cfg, r, words, "the prompt", "")
 			}
 		}
 	} else {
@@ -222,22 +223,38 @@ func promptSkip(c PromptCase) *Reason {
 	return nil
 }
 
-// rankOf returns the 1-based rank and the score of skill in r, 0 and 0 when
-// it did not score.
-func rankOf(r relevance.Ranking, skill string) (int, float64) {
+// standing is a skill's 1-based rank and score in a ranking (0, 0 when it
+// did not score).
+type standing struct {
+	rank  int
+	score float64
+}
+
+// standings finds the rank and score of each body's skill in one pass over
+// the ranking, which may list thousands of skills.
+func standings(r relevance.Ranking, bodies []Body, idx []int) map[string]standing {
+	want := make(map[string]standing, len(idx))
+	for _, i := range idx {
+		want[bodies[i].Skill] = standing{}
+	}
+	left := len(want)
 	for i, res := range r.Results {
-		if res.Skill == skill {
-			return i + 1, res.Score
+		if left == 0 {
+			break
+		}
+		if st, ok := want[res.Skill]; ok && st.rank == 0 {
+			want[res.Skill] = standing{rank: i + 1, score: res.Score}
+			left--
 		}
 	}
-	return 0, 0
+	return want
 }
 
 // judgeRelevance applies the no-signal, relevance and keyword-rule tests to
-// one body against a ranking of text. what names the text in reasons ("the
+// one body, whose standing st is taken from a ranking r of text. what names the text in reasons ("the
 // prompt", or the new skill); by is the new skill mid-run ("" at a prompt).
-func judgeRelevance(b Body, cfg Config, r relevance.Ranking, words []string, what, by string) Verdict {
-	rank, score := rankOf(r, b.Skill)
+func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words []string, what, by string) Verdict {
+	rank, score := st.rank, st.score
 	base := Reason{Rank: rank, Score: score, Best: r.Best, Of: len(r.Results), By: by}
 	if r.Best < cfg.MinSignal {
 		base.Code = KeepNoSignal
@@ -349,8 +366,9 @@ func JudgeLoad(c LoadCase) []Verdict {
 		r := c.Ranker.Rank(c.NewText, cfg.MinSignal)
 		words := Words(c.NewText)
 		what := fmt.Sprintf("the description of %q", c.New.Skill)
+		sts := standings(r, c.Bodies, open)
 		for _, i := range open {
-			vs[i] = judgeRelevance(c.Bodies[i], cfg, r, words, what, c.New.Skill)
+			vs[i] = judgeRelevance(c.Bodies[i], sts[c.Bodies[i].Skill], cfg, r, words, what, c.New.Skill)
 		}
 	}
 	return vs

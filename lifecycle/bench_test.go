@@ -1,0 +1,114 @@
+package lifecycle
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+// syntheticPack returns n generated skills: names, descriptions of 12 to
+// 30 words and four headings, drawn with a skewed distribution from a
+// vocabulary of 3,000 words, so that some words are common and most rare,
+// as in real packs.
+func syntheticPack(n int, seed int64) []relevance.Doc {
+	r := rand.New(rand.NewSource(seed))
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%sx%d", string(rune('a'+i%26)), i)
+	}
+	zipf := rand.NewZipf(r, 1.1, 4, uint64(len(vocab)-1))
+	words := func(k int) string {
+		ws := make([]string, k)
+		for i := range ws {
+			ws[i] = vocab[zipf.Uint64()]
+		}
+		return strings.Join(ws, " ")
+	}
+	docs := make([]relevance.Doc, n)
+	for i := range docs {
+		docs[i] = relevance.Doc{
+			Name:        fmt.Sprintf("skill-%05d-%s", i, vocab[zipf.Uint64()]),
+			Description: words(12 + r.Intn(19)),
+			Headings:    []string{words(3), words(2), words(4), words(3)},
+			Levels:      []int{2, 2, 3, 2},
+		}
+	}
+	return docs
+}
+
+// BenchmarkUserPrompt measures one user-prompt decision: 30 loaded bodies
+// judged against a prompt over a 10,000-skill pack ranked by relevance's
+// BM25 index. Each iteration restores the 30 loads (not timed) and times
+// UserPrompt alone.
+func BenchmarkUserPrompt(b *testing.B) {
+	docs := syntheticPack(10_000, 7)
+	ix := relevance.NewIndex(docs, relevance.DefaultParams())
+	infos := make([]SkillInfo, len(docs))
+	for i, d := range docs {
+		infos[i] = SkillInfo{Name: d.Name, Description: d.Description}
+	}
+	cat := Catalog{Skills: infos, Ranker: ix}
+	cfg := rules.Default()
+	r := rand.New(rand.NewSource(3))
+	var recs []Record
+	for i := 0; i < 30; i++ {
+		d := docs[r.Intn(len(docs))]
+		recs = append(recs, Record{V: RecordVersion, Action: ActLoad, ID: fmt.Sprintf("call-%d", i), Skill: d.Name, Size: 8000, Kind: ByTool, Run: 1 + i/3})
+	}
+	// Prompts built from the descriptions of some loaded and some other
+	// skills, so that rankings have signal and some bodies go.
+	var prompts []string
+	for i := 0; i < 16; i++ {
+		a := strings.Fields(docs[r.Intn(len(docs))].Description)
+		c := strings.Fields(docs[r.Intn(len(docs))].Description)
+		prompts = append(prompts, "please "+strings.Join(a[:min(6, len(a))], " ")+" and "+strings.Join(c[:min(5, len(c))], " "))
+	}
+	e := New(cat, cfg)
+	archived := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		e.Restore(recs)
+		b.StartTimer()
+		ds := e.UserPrompt(prompts[i%len(prompts)])
+		for _, d := range ds {
+			if d.Action == ActArchive {
+				archived++
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(archived)/float64(b.N), "archived/op")
+}
+
+// BenchmarkSkillLoadMidRun measures one mid-run load with 30 bodies loaded
+// in earlier runs, over the same 10,000-skill pack.
+func BenchmarkSkillLoadMidRun(b *testing.B) {
+	docs := syntheticPack(10_000, 7)
+	ix := relevance.NewIndex(docs, relevance.DefaultParams())
+	infos := make([]SkillInfo, len(docs))
+	for i, d := range docs {
+		infos[i] = SkillInfo{Name: d.Name, Description: d.Description}
+	}
+	e := New(Catalog{Skills: infos, Ranker: ix}, rules.Default())
+	r := rand.New(rand.NewSource(5))
+	var recs []Record
+	for i := 0; i < 30; i++ {
+		recs = append(recs, Record{V: RecordVersion, Action: ActLoad, ID: fmt.Sprintf("call-%d", i), Skill: docs[r.Intn(len(docs))].Name, Run: 1})
+	}
+	recs = append(recs, Record{V: RecordVersion, Action: ActRun, Run: 1})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		e.Restore(recs)
+		e.RunStart()
+		b.StartTimer()
+		e.SkillLoaded(Load{ID: "new", Skill: docs[i%len(docs)].Name, Kind: ByTool})
+	}
+}

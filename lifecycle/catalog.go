@@ -1,0 +1,62 @@
+package lifecycle
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// CatalogOf builds the engine's catalog from parsed skills: names,
+// descriptions and declared roles; each body's calls (relevance.CrossRefs:
+// the skills it tells the model to load, prohibitions excluded); and the
+// inferred entry skill (relevance.InferEntry over the skills of each
+// folder; when several folders infer one, the first by name). ranker
+// ranks the skills; nil builds a relevance.Index with default parameters
+// over names, descriptions and headings.
+func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
+	bodies := make([]relevance.Body, len(ss))
+	for i, s := range ss {
+		bodies[i] = relevance.Body{Name: s.Name, Text: s.Body}
+	}
+	refs := relevance.CrossRefs(bodies)
+	cat := Catalog{Skills: make([]SkillInfo, len(ss)), Ranker: ranker}
+	folders := map[string][]string{}
+	var order []string
+	for i, s := range ss {
+		cat.Skills[i] = SkillInfo{Name: s.Name, Description: s.Description, Role: s.Role}
+		if loads := refs[s.Name].Loads; len(loads) > 0 {
+			cat.Skills[i].Calls = slices.Clone(loads)
+		}
+		dir := filepath.Dir(s.Dir)
+		if _, ok := folders[dir]; !ok {
+			order = append(order, dir)
+		}
+		folders[dir] = append(folders[dir], s.Name)
+	}
+	var inferred []string
+	for _, dir := range order {
+		if e := relevance.InferEntry(folders[dir], refs); e != "" {
+			inferred = append(inferred, e)
+		}
+	}
+	if len(inferred) > 0 {
+		slices.Sort(inferred)
+		cat.InferredEntry = inferred[0]
+	}
+	if cat.Ranker == nil {
+		docs := make([]relevance.Doc, len(ss))
+		for i, s := range ss {
+			d := relevance.Doc{Name: s.Name, Description: s.Description}
+			for _, h := range s.Headings {
+				d.Headings = append(d.Headings, h.Text)
+				d.Levels = append(d.Levels, h.Level)
+			}
+			docs[i] = d
+		}
+		cat.Ranker = relevance.NewIndex(docs, relevance.DefaultParams())
+	}
+	return cat
+}

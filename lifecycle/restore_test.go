@@ -1,0 +1,169 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+var promptWords = []string{"explore", "data", "plot", "chart", "model", "fit", "deploy", "release",
+	"triage", "route", "the", "please", "now", "again", "it", "ok", "review"}
+
+var skillNames = []string{"triage", "eda", "model", "plot", "ship", "ghost"} // ghost is not installed
+
+func randomConfig(r *rand.Rand) rules.Config {
+	c := rules.Default()
+	c.TopK = r.Intn(4)
+	c.RelativeScore = []float64{0, 0.3, 0.5, 1}[r.Intn(4)]
+	c.MinSignal = []float64{0, 2, 10}[r.Intn(3)]
+	c.MinKeep = r.Intn(4)
+	c.MaxKeep = r.Intn(5)
+	c.ProtectCallers = r.Intn(2) == 0
+	c.ProtectLoader = r.Intn(2) == 0
+	c.EvictOnSkillLoad = r.Intn(4) != 0
+	c.SkipOnShortPrompts = r.Intn(3) != 0
+	c.Enabled = r.Intn(6) != 0
+	c.PinEntrySkill = r.Intn(3) != 0
+	if r.Intn(3) == 0 {
+		c.Pinned = []string{skillNames[r.Intn(len(skillNames))]}
+	}
+	if r.Intn(3) == 0 {
+		c.HelperSkills = []string{skillNames[r.Intn(len(skillNames))]}
+	}
+	if r.Intn(3) == 0 {
+		c.Rules = []rules.Rule{{SkillName: skillNames[r.Intn(len(skillNames))], Keywords: []string{"plot", "again"}, Weight: 1}}
+	}
+	return c
+}
+
+func randomEvent(r *rand.Rand, nLoads *int) Event {
+	switch k := r.Intn(20); {
+	case k < 5:
+		n := 1 + r.Intn(7)
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = promptWords[r.Intn(len(promptWords))]
+		}
+		return Event{Type: EvPrompt, Text: strings.Join(ws, " ")}
+	case k < 11:
+		*nLoads++
+		id := fmt.Sprintf("call-%d", *nLoads)
+		if r.Intn(10) == 0 && *nLoads > 1 {
+			id = fmt.Sprintf("call-%d", 1+r.Intn(*nLoads-1)) // a repeated id
+		}
+		kind := []LoadKind{ByTool, ByRead, ByCommand}[r.Intn(3)]
+		return Event{Type: EvLoad, Load: &Load{ID: id, Skill: skillNames[r.Intn(len(skillNames))], Size: int64(r.Intn(5000)), Kind: kind, Hash: fmt.Sprint(r.Intn(3))}}
+	case k < 13:
+		return Event{Type: EvRunStart}
+	case k < 15:
+		return Event{Type: EvRunEnd}
+	case k < 16:
+		return Event{Type: EvPin, Skill: skillNames[r.Intn(len(skillNames))]}
+	case k < 17:
+		return Event{Type: EvUnpin, Skill: skillNames[r.Intn(len(skillNames))]}
+	case k < 18:
+		return Event{Type: EvEnable, On: r.Intn(3) != 0}
+	default:
+		return Event{Type: EvRequest, Request: &Request{SincePrevious: 0}}
+	}
+}
+
+// roundTrip stores records as JSON lines, as a host would, and reads them
+// back.
+func roundTrip(t *testing.T, recs []Record) []Record {
+	t.Helper()
+	var out []Record
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Record
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, back)
+	}
+	return out
+}
+
+// TestRestoreProperty drives engines with random event sequences and checks
+// that, at every step, an engine restored from the records so far has
+// exactly the live engine's state; and that, from a point between runs, a
+// restored engine fed the rest of the events ends where the live one does.
+func TestRestoreProperty(t *testing.T) {
+	for seed := int64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		cat := testCatalog()
+		if r.Intn(2) == 0 {
+			cat.Skills[0].Role = skills.RoleEntry
+		} else {
+			cat.InferredEntry = "triage"
+		}
+		cfg := randomConfig(r)
+		n := 20 + r.Intn(60)
+		nLoads := 0
+		events := make([]Event, n)
+		for i := range events {
+			events[i] = randomEvent(r, &nLoads)
+		}
+
+		live := New(cat, cfg)
+		var recs []Record
+		forkAt := r.Intn(n)
+		var fork *Engine
+		for i, ev := range events {
+			ds, err := live.Apply(ev)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			recs = append(recs, ds...)
+			restored := New(cat, cfg)
+			if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+				t.Fatalf("seed %d step %d: restore problems %v", seed, i, probs)
+			}
+			if d := cmp.Diff(live.State(), restored.State()); d != "" {
+				t.Fatalf("seed %d step %d (%+v): restored state differs (-live +restored):\n%s", seed, i, ev, d)
+			}
+			if d := cmp.Diff(live.Archived(), restored.Archived()); d != "" {
+				t.Fatalf("seed %d step %d: Archived differs:\n%s", seed, i, d)
+			}
+			if fork != nil {
+				if _, err := fork.Apply(ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if fork == nil && i >= forkAt && !live.InRun() {
+				fork = restored
+			}
+		}
+		if fork != nil {
+			if d := cmp.Diff(live.State(), fork.State()); d != "" {
+				t.Fatalf("seed %d: an engine restored at a run boundary and driven on differs (-live +fork):\n%s", seed, d)
+			}
+		}
+	}
+}
+
+// TestRestoreReplacesState checks that Restore on a used engine starts
+// from scratch (re-navigation to an earlier point of the session tree).
+func TestRestoreReplacesState(t *testing.T) {
+	e := New(testCatalog(), cfg(nil))
+	recs := drive(t, e, seq(runOf(load("s1", "ship")), runOf(load("m1", "model"))))
+	early := New(testCatalog(), cfg(nil))
+	drive(t, early, runOf(load("s1", "ship")))
+	// Restore the first run's records into the engine that saw both runs.
+	e.Restore(recs[:2])
+	if d := cmp.Diff(early.State(), e.State()); d != "" {
+		t.Errorf("state after re-navigation (-want +got):\n%s", d)
+	}
+	if e.InRun() {
+		t.Errorf("restore must leave no run in progress")
+	}
+}
