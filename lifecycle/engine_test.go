@@ -76,13 +76,13 @@ type step struct {
 	kind LoadKind
 }
 
-func prompt(text string) step           { return step{ev: "prompt", arg: text} }
-func load(id, skill string) step        { return step{ev: "load", arg: skill, id: id, kind: ByTool} }
-func cmdLoad(id, skill string) step     { return step{ev: "load", arg: skill, id: id, kind: ByCommand} }
-func pin(skill string) step             { return step{ev: "pin", arg: skill} }
-func unpin(skill string) step           { return step{ev: "unpin", arg: skill} }
-func evt(ev string) step                { return step{ev: ev} }
-func runOf(steps ...step) []step        { return append(append([]step{evt("start")}, steps...), evt("end")) }
+func prompt(text string) step       { return step{ev: "prompt", arg: text} }
+func load(id, skill string) step    { return step{ev: "load", arg: skill, id: id, kind: ByTool} }
+func cmdLoad(id, skill string) step { return step{ev: "load", arg: skill, id: id, kind: ByCommand} }
+func pin(skill string) step         { return step{ev: "pin", arg: skill} }
+func unpin(skill string) step       { return step{ev: "unpin", arg: skill} }
+func evt(ev string) step            { return step{ev: ev} }
+func runOf(steps ...step) []step    { return append(append([]step{evt("start")}, steps...), evt("end")) }
 func seq(parts ...[]step) (out []step) { // flatten
 	for _, p := range parts {
 		out = append(out, p...)
