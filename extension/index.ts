@@ -1,0 +1,738 @@
+// skill-lifecycle bridge for the Pi coding agent.
+//
+// A thin extension: it spawns `skill-lifecycle serve` (a Go sidecar) and
+// forwards Pi's events to it over JSON-RPC 2.0 with Content-Length framing
+// (docs/protocol.md). The sidecar decides; the bridge applies its answers:
+// it swaps archived skill bodies for placeholders before every model call,
+// blocks direct reads of SKILL.md files, serves the `skill` tool, replaces
+// the system prompt's skills section with a stable listing, records every
+// decision as a custom session entry, and switches models when asked.
+//
+// It imports nothing from Pi at run time, so it loads in Pi 1.6
+// (@earendil-works/pi-coding-agent) and in 0.73 (@mariozechner/...).
+// Everything fails open: if the sidecar is missing, crashes or does not
+// answer in time, the event proceeds as without the extension, the user is
+// told once, and the sidecar is restarted with its state restored from the
+// session's records.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import {
+	createMessageConnection,
+	type MessageConnection,
+	StreamMessageReader,
+	StreamMessageWriter,
+} from "vscode-jsonrpc/node";
+
+// ---- Protocol (mirrors protocol/types.go) ---------------------------------
+
+const PROTOCOL_VERSION = 1;
+const ENTRY_TYPE = "skill-lifecycle";
+const TOOL_NAME = "skill";
+
+interface HostSkill {
+	name: string;
+	description: string;
+	path: string;
+	disableModelInvocation?: boolean;
+}
+
+interface InitializeResult {
+	protocolVersion: number;
+	serverVersion: string;
+	systemPromptSection: string;
+	tool: { name: string; label: string; description: string; promptSnippet: string; parameters: Record<string, unknown> };
+	commands: { name: string; description: string }[];
+	diagnostics?: string[];
+}
+
+interface SkillLoadResult {
+	found: boolean;
+	name?: string;
+	text: string;
+	baseDir?: string;
+	files?: string[];
+	hash?: string;
+}
+
+interface LoadRef {
+	id: string;
+	skill: string;
+	kind: "tool" | "read" | "command";
+	size: number;
+	hash?: string;
+}
+
+interface BeforeRequestResult {
+	archive: { id: string; placeholder: string }[];
+}
+
+// The commands the bridge registers; the sidecar implements them.
+const COMMANDS: { name: string; description: string }[] = [
+	{ name: "skills-list", description: "List the skills with their role and whether their body is loaded, archived or pinned" },
+	{ name: "skills-explain", description: "Rank the skills for a prompt and say which loaded bodies would stay or go: /skills-explain <prompt>" },
+	{ name: "skills-pin", description: "Keep a skill's body loaded whatever the topic: /skills-pin <name>" },
+	{ name: "skills-unpin", description: "Let a pinned skill's body be archived again: /skills-unpin <name>" },
+	{ name: "skills-reload", description: "Re-read the skills and skill-lifecycle.json" },
+	{ name: "skills-model", description: "Show the model tiers in effect; /skills-model reset restores the model chosen before a tier switch" },
+	{ name: "skills-on", description: "Turn skill lifecycle management on for this session" },
+	{ name: "skills-off", description: "Turn skill lifecycle management off for this session (nothing is archived)" },
+];
+
+// ---- Small helpers ----------------------------------------------------------
+
+type Ctx = any; // Pi's ExtensionContext (no runtime import from Pi)
+type Pi = any; // Pi's ExtensionAPI
+
+function timeoutMs(): number {
+	const v = Number(process.env.SKILL_LIFECYCLE_TIMEOUT_MS);
+	return Number.isFinite(v) && v > 0 ? v : 1500;
+}
+
+function agentDir(): string {
+	const d = process.env.PI_CODING_AGENT_DIR;
+	if (d) return d.startsWith("~") ? join(homedir(), d.slice(1)) : d;
+	return join(homedir(), ".pi", "agent");
+}
+
+function isExecutable(p: string): boolean {
+	try {
+		const st = statSync(p);
+		return st.isFile() && (st.mode & 0o111) !== 0;
+	} catch {
+		return false;
+	}
+}
+
+// findBinary: SKILL_LIFECYCLE_BIN, then the --skill-lifecycle-bin flag, then
+// "skillLifecycle.binary" in the agent folder's settings.json, then PATH.
+function findBinary(pi: Pi): string | undefined {
+	const env = process.env.SKILL_LIFECYCLE_BIN;
+	if (env) return env;
+	try {
+		const flag = pi.getFlag?.("skill-lifecycle-bin");
+		if (typeof flag === "string" && flag) return flag;
+	} catch {
+		// getFlag may be unavailable before flags are parsed
+	}
+	try {
+		const settings = JSON.parse(readFileSync(join(agentDir(), "settings.json"), "utf8"));
+		const b = settings?.skillLifecycle?.binary;
+		if (typeof b === "string" && b) return b;
+	} catch {
+		// no settings file, or not JSON: ignore
+	}
+	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+		if (!dir) continue;
+		const p = join(dir, "skill-lifecycle");
+		if (isExecutable(p)) return p;
+	}
+	return undefined;
+}
+
+function textOf(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	return content
+		.filter((c: any) => c && c.type === "text" && typeof c.text === "string")
+		.map((c: any) => c.text)
+		.join("\n");
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const t = new Promise<T>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+	});
+	return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+// ---- The sidecar --------------------------------------------------------------
+
+class Sidecar {
+	private proc?: ChildProcess;
+	private conn?: MessageConnection;
+	private starting?: Promise<boolean>;
+	private up = false;
+	private disabled = false; // a version mismatch or a missing binary: do not retry
+	private told = false;
+	private restarts: number[] = [];
+	init?: InitializeResult;
+	skills: HostSkill[] = [];
+	ctx?: Ctx;
+
+	constructor(private pi: Pi) {}
+
+	// tell informs the user once per session of a problem.
+	tell(msg: string, ctx?: Ctx) {
+		if (this.told) return;
+		this.told = true;
+		this.say(`skill-lifecycle: ${msg}`, "warning", ctx);
+	}
+
+	say(msg: string, level: "info" | "warning" | "error", ctx?: Ctx) {
+		const c = ctx ?? this.ctx;
+		if (c?.hasUI) {
+			c.ui.notify(msg, level);
+		} else {
+			process.stderr.write(`${msg}\n`);
+		}
+	}
+
+	get available(): boolean {
+		return this.up && !this.disabled;
+	}
+
+	// start spawns and initializes the sidecar, then restores its state
+	// from the session's branch. It resolves to whether the sidecar is up.
+	start(ctx: Ctx): Promise<boolean> {
+		this.ctx = ctx;
+		if (this.disabled) return Promise.resolve(false);
+		if (this.up) return Promise.resolve(true);
+		if (!this.starting) {
+			this.starting = this.doStart(ctx).finally(() => {
+				this.starting = undefined;
+			});
+		}
+		return this.starting;
+	}
+
+	private async doStart(ctx: Ctx): Promise<boolean> {
+		const bin = findBinary(this.pi);
+		if (!bin) {
+			this.disabled = true;
+			this.tell("the skill-lifecycle binary was not found (set SKILL_LIFECYCLE_BIN or put it on PATH); running without it.", ctx);
+			return false;
+		}
+		const now = Date.now();
+		this.restarts = this.restarts.filter((t) => now - t < 60_000);
+		if (this.restarts.length >= 5) {
+			return false; // crashing in a loop: stay down for a while
+		}
+		this.restarts.push(now);
+		let proc: ChildProcess;
+		try {
+			proc = spawn(bin, ["serve"], { stdio: ["pipe", "pipe", "pipe"], cwd: ctx.cwd });
+		} catch (err) {
+			this.disabled = true;
+			this.tell(`could not start ${bin}: ${(err as Error).message}; running without it.`, ctx);
+			return false;
+		}
+		this.proc = proc;
+		const spawnError = new Promise<never>((_, reject) => {
+			proc.once("error", (err) => reject(err));
+		});
+		spawnError.catch(() => undefined);
+		proc.on("exit", () => this.down(proc));
+		proc.stdin?.on("error", () => this.down(proc));
+		proc.stdout?.on("error", () => this.down(proc));
+		proc.stderr?.on("data", (d: Buffer) => {
+			if (process.env.SKILL_LIFECYCLE_DEBUG) process.stderr.write(`[skill-lifecycle] ${d}`);
+		});
+		// The sidecar must never keep Pi alive (print mode waits for its
+		// event loop to drain).
+		proc.unref();
+		(proc.stdin as any)?.unref?.();
+		(proc.stdout as any)?.unref?.();
+		(proc.stderr as any)?.unref?.();
+		const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!), quietLogger);
+		this.conn = conn;
+		conn.onNotification("host/notify", (p: any) => this.say(String(p?.message ?? ""), p?.level ?? "info"));
+		conn.onNotification("host/appendEntry", (p: any) => {
+			try {
+				this.pi.appendEntry(p?.customType ?? ENTRY_TYPE, p?.data);
+			} catch (err) {
+				this.say(`skill-lifecycle: could not record a decision: ${(err as Error).message}`, "warning");
+			}
+		});
+		conn.onNotification("host/setModel", (p: any) => void this.setModel(p));
+		conn.onError(() => this.down(proc));
+		conn.onClose(() => this.down(proc));
+		conn.listen();
+		try {
+			this.skills = hostSkills(this.pi);
+			const params = {
+				protocolVersion: PROTOCOL_VERSION,
+				host: { name: "pi", version: process.env.PI_VERSION ?? "" },
+				cwd: ctx.cwd,
+				agentDir: agentDir(),
+				trusted: typeof ctx.isProjectTrusted === "function" ? !!ctx.isProjectTrusted() : true,
+				skills: this.skills,
+				models: hostModels(ctx),
+				currentModel: ctx.model ? { provider: ctx.model.provider, id: ctx.model.id } : undefined,
+				thinkingLevel: safe(() => this.pi.getThinkingLevel?.()) ?? "",
+			};
+			const res = (await Promise.race([
+				withTimeout(conn.sendRequest("initialize", params) as Promise<InitializeResult>, Math.max(3000, 2 * timeoutMs()), "initialize"),
+				spawnError,
+			])) as InitializeResult;
+			this.init = res;
+			this.up = true;
+			for (const d of res.diagnostics ?? []) this.say(`skill-lifecycle: ${d}`, "warning", ctx);
+			await this.restore(ctx);
+			return true;
+		} catch (err: any) {
+			const msg = err?.message ?? String(err);
+			if (err?.code === -32004) {
+				this.disabled = true;
+				this.tell(`${msg}; running without it.`, ctx);
+			} else if (err?.code === "ENOENT" || err?.code === "EACCES") {
+				this.disabled = true;
+				this.tell(`could not start ${bin} (${err.code}); running without it.`, ctx);
+			} else {
+				this.tell(`the sidecar did not start (${msg}); running without it for now.`, ctx);
+			}
+			this.kill();
+			return false;
+		}
+	}
+
+	// down marks the sidecar dead after a crash, a close or a timeout.
+	private down(proc?: ChildProcess) {
+		if (proc && proc !== this.proc) return;
+		if (this.up) this.tell("the sidecar stopped; it will be restarted and its state restored from the session.");
+		this.up = false;
+		this.conn?.dispose();
+		this.conn = undefined;
+		this.proc = undefined;
+	}
+
+	kill() {
+		const p = this.proc;
+		this.down(p);
+		try {
+			p?.kill("SIGKILL");
+		} catch {
+			// already gone
+		}
+	}
+
+	// request sends one request; on any failure it resolves to undefined
+	// (the caller then behaves as without the extension) and arranges a
+	// restart for the next event.
+	async request<T>(method: string, params: unknown, ctx?: Ctx): Promise<T | undefined> {
+		if (ctx) this.ctx = ctx;
+		if (!this.up) {
+			if (this.disabled || !this.ctx) return undefined;
+			const ok = await withTimeout(this.start(this.ctx), Math.max(3000, 2 * timeoutMs()), "restart").catch(() => false);
+			if (!ok) return undefined;
+		}
+		const conn = this.conn;
+		if (!conn) return undefined;
+		try {
+			return (await withTimeout(conn.sendRequest(method, params) as Promise<T>, timeoutMs(), method)) as T;
+		} catch (err: any) {
+			if (typeof err?.code === "number" && this.conn === conn && this.up) {
+				// A JSON-RPC error from a live sidecar: report it, keep the sidecar.
+				this.say(`skill-lifecycle: ${method}: ${err.message}`, "warning");
+				return undefined;
+			}
+			this.tell(`the sidecar failed on ${method} (${err?.message ?? err}); continuing without it for this event and restarting it.`);
+			this.kill();
+			return undefined;
+		}
+	}
+
+	notify(method: string, params: unknown) {
+		try {
+			this.conn?.sendNotification(method, params);
+		} catch {
+			// fail open
+		}
+	}
+
+	// restore hands the branch's records to the sidecar.
+	async restore(ctx: Ctx) {
+		const records: unknown[] = [];
+		try {
+			for (const e of ctx.sessionManager.getBranch()) {
+				if (e?.type === "custom" && e.customType === ENTRY_TYPE && e.data !== undefined) records.push(e.data);
+			}
+		} catch {
+			return;
+		}
+		const conn = this.conn;
+		if (!conn) return;
+		await withTimeout(conn.sendRequest("session/restore", { records }), Math.max(3000, 2 * timeoutMs()), "session/restore");
+	}
+
+	async setModel(p: any) {
+		const ctx = this.ctx;
+		if (!ctx || !p) return;
+		let ok = false;
+		let why = "";
+		try {
+			const model = ctx.modelRegistry?.find?.(p.provider, p.id);
+			if (!model) {
+				why = "unknown model";
+			} else {
+				ok = await this.pi.setModel(model);
+				if (!ok) why = "no credentials for the model";
+				if (ok && p.thinkingLevel) this.pi.setThinkingLevel(p.thinkingLevel);
+			}
+		} catch (err) {
+			why = (err as Error).message;
+		}
+		if (!ok) this.notify("model/switchFailed", { provider: p.provider, id: p.id, reason: why });
+	}
+
+	async stop() {
+		const conn = this.conn;
+		const proc = this.proc;
+		if (conn && this.up) {
+			try {
+				await withTimeout(conn.sendRequest("shutdown", null) as Promise<unknown>, 500, "shutdown");
+				conn.sendNotification("exit");
+			} catch {
+				// kill below
+			}
+		}
+		this.up = false;
+		setTimeout(() => {
+			try {
+				proc?.kill("SIGKILL");
+			} catch {
+				// gone
+			}
+		}, 200).unref();
+		conn?.dispose();
+		this.conn = undefined;
+	}
+}
+
+const quietLogger = {
+	error: (m: string) => debugLog(m),
+	warn: (m: string) => debugLog(m),
+	info: (m: string) => debugLog(m),
+	log: (m: string) => debugLog(m),
+};
+
+function debugLog(m: string) {
+	if (process.env.SKILL_LIFECYCLE_DEBUG) process.stderr.write(`[skill-lifecycle bridge] ${m}\n`);
+}
+
+function safe<T>(f: () => T): T | undefined {
+	try {
+		return f();
+	} catch {
+		return undefined;
+	}
+}
+
+// hostSkills lists the skills Pi resolved, from its skill commands.
+function hostSkills(pi: Pi): HostSkill[] {
+	const out: HostSkill[] = [];
+	const cmds = safe(() => pi.getCommands?.()) ?? [];
+	for (const c of cmds) {
+		if (c?.source !== "skill") continue;
+		const name = String(c.name ?? "").replace(/^skill:/, "");
+		const path = c.sourceInfo?.path ?? c.path;
+		if (!name || !path) continue;
+		out.push({ name, description: c.description ?? "", path });
+	}
+	return out;
+}
+
+// skillsFromOptions reads the skills from before_agent_start's
+// systemPromptOptions (it also says which are hidden from the model).
+function skillsFromOptions(opts: any): HostSkill[] | undefined {
+	if (!opts || !Array.isArray(opts.skills)) return undefined;
+	return opts.skills
+		.filter((s: any) => s?.name && s?.filePath)
+		.map((s: any) => ({
+			name: s.name,
+			description: s.description ?? "",
+			path: s.filePath,
+			disableModelInvocation: s.disableModelInvocation === true ? true : undefined,
+		}));
+}
+
+function sameSkills(a: HostSkill[], b: HostSkill[]): boolean {
+	if (a.length !== b.length) return false;
+	return a.every(
+		(s, i) =>
+			s.name === b[i].name &&
+			s.path === b[i].path &&
+			s.description === b[i].description &&
+			!!s.disableModelInvocation === !!b[i].disableModelInvocation,
+	);
+}
+
+function hostModels(ctx: Ctx): unknown[] {
+	const list = safe(() => ctx.modelRegistry?.getAll?.()) ?? safe(() => ctx.modelRegistry?.getAvailable?.()) ?? [];
+	const avail = new Set<string>();
+	for (const m of safe(() => ctx.modelRegistry?.getAvailable?.()) ?? []) avail.add(`${m.provider}/${m.id}`);
+	return (list as any[]).map((m) => ({
+		provider: m.provider,
+		id: m.id,
+		name: m.name,
+		input: m.cost?.input ?? 0,
+		output: m.cost?.output ?? 0,
+		cacheRead: m.cost?.cacheRead ?? 0,
+		cacheWrite: m.cost?.cacheWrite ?? 0,
+		contextWindow: m.contextWindow ?? 0,
+		reasoning: !!m.reasoning,
+		hasAuth: avail.has(`${m.provider}/${m.id}`),
+	}));
+}
+
+// replaceSkillsSection swaps Pi's skills block in a system prompt string (Pi
+// 0.73, which has no structured sections) for the sidecar's section.
+const PI_SKILLS_BLOCK = /\n*The following skills provide specialized instructions for specific tasks\.[\s\S]*?<\/available_skills>/;
+function replaceSkillsSection(prompt: string, section: string): string | undefined {
+	if (!PI_SKILLS_BLOCK.test(prompt)) return undefined;
+	return prompt.replace(PI_SKILLS_BLOCK, () => `\n\n${section}`);
+}
+
+// ---- Loads in the context -----------------------------------------------------
+
+const SKILL_BLOCK = /^<skill name="([^"]+)" location="([^"]*)">\n[\s\S]*?\n<\/skill>/;
+const SKILL_CONTENT = /^<skill_content name="([^"]+)">/;
+
+function resolvePath(p: string, cwd: string): string {
+	let q = String(p ?? "").trim().replace(/^@/, "");
+	if (q === "~" || q.startsWith("~/")) q = join(homedir(), q.slice(1));
+	return isAbsolute(q) ? resolve(q) : resolve(cwd, q);
+}
+
+// findLoads walks the messages sent to the model and lists the skill
+// bodies in them, in order: skill tool results, full reads of a SKILL.md,
+// and /skill:name blocks in user messages.
+function findLoads(messages: any[], skills: HostSkill[], cwd: string): { loads: LoadRef[]; where: Map<string, { msg: number; kind: LoadRef["kind"] }> } {
+	const byPath = new Map<string, string>();
+	for (const s of skills) byPath.set(resolve(s.path), s.name);
+	const readArgs = new Map<string, any>();
+	const loads: LoadRef[] = [];
+	const where = new Map<string, { msg: number; kind: LoadRef["kind"] }>();
+	messages.forEach((m, i) => {
+		if (!m) return;
+		if (m.role === "assistant" && Array.isArray(m.content)) {
+			for (const c of m.content) {
+				if (c?.type === "toolCall" && c.name === "read") readArgs.set(c.id, c.arguments);
+			}
+		} else if (m.role === "toolResult" && !m.isError) {
+			const text = textOf(m.content);
+			if (m.toolName === TOOL_NAME) {
+				const skill = m.details?.skill ?? SKILL_CONTENT.exec(text)?.[1];
+				if (skill && SKILL_CONTENT.test(text)) {
+					loads.push({ id: m.toolCallId, skill, kind: "tool", size: text.length, hash: m.details?.hash });
+					where.set(m.toolCallId, { msg: i, kind: "tool" });
+				}
+			} else if (m.toolName === "read") {
+				const args = readArgs.get(m.toolCallId);
+				if (args && args.offset === undefined && args.limit === undefined) {
+					const skill = byPath.get(resolvePath(args.path, cwd));
+					if (skill) {
+						loads.push({ id: m.toolCallId, skill, kind: "read", size: text.length });
+						where.set(m.toolCallId, { msg: i, kind: "read" });
+					}
+				}
+			}
+		} else if (m.role === "user") {
+			const text = typeof m.content === "string" ? m.content : textOf(m.content);
+			const match = SKILL_BLOCK.exec(text);
+			if (match) {
+				const id = `user:${m.timestamp ?? i}:${match[1]}`;
+				loads.push({ id, skill: match[1], kind: "command", size: match[0].length });
+				where.set(id, { msg: i, kind: "command" });
+			}
+		}
+	});
+	return { loads, where };
+}
+
+// applyArchive returns a copy of messages with the archived bodies replaced
+// by their placeholders, or undefined when nothing changes.
+function applyArchive(messages: any[], where: Map<string, { msg: number; kind: LoadRef["kind"] }>, archive: { id: string; placeholder: string }[]): any[] | undefined {
+	let out: any[] | undefined;
+	for (const a of archive) {
+		const w = where.get(a.id);
+		if (!w) continue;
+		out ??= messages.slice();
+		const m = out[w.msg];
+		if (w.kind === "command") {
+			const replaceIn = (t: string) => t.replace(SKILL_BLOCK, () => a.placeholder);
+			if (typeof m.content === "string") {
+				out[w.msg] = { ...m, content: replaceIn(m.content) };
+			} else if (Array.isArray(m.content)) {
+				let done = false;
+				out[w.msg] = {
+					...m,
+					content: m.content.map((c: any) => {
+						if (!done && c?.type === "text" && SKILL_BLOCK.test(c.text)) {
+							done = true;
+							return { ...c, text: replaceIn(c.text) };
+						}
+						return c;
+					}),
+				};
+			}
+		} else {
+			out[w.msg] = { ...m, content: [{ type: "text", text: a.placeholder }] };
+		}
+	}
+	return out;
+}
+
+// ---- The extension -------------------------------------------------------------
+
+export default function skillLifecycle(pi: Pi) {
+	const side = new Sidecar(pi);
+	let toolRegistered = false;
+	let lastRequest = 0;
+	let modelChangedSinceRequest = false;
+
+	try {
+		pi.registerFlag?.("skill-lifecycle-bin", { type: "string", description: "Path of the skill-lifecycle binary" });
+	} catch {
+		// flags unsupported: env var and PATH still work
+	}
+
+	const registerTool = () => {
+		if (toolRegistered || !side.init) return;
+		toolRegistered = true;
+		const spec = side.init.tool;
+		pi.registerTool({
+			name: spec.name,
+			label: spec.label,
+			description: spec.description,
+			promptSnippet: spec.promptSnippet,
+			parameters: spec.parameters,
+			async execute(toolCallId: string, params: any, _signal: unknown, _onUpdate: unknown, ctx: Ctx) {
+				const name = String(params?.name ?? "");
+				const res = await side.request<SkillLoadResult>("skill/load", { name, callId: toolCallId }, ctx);
+				if (!res) {
+					const s = side.skills.find((k) => k.name === name);
+					throw new Error(
+						s
+							? `The skill tool is unavailable right now; read ${s.path} with the read tool instead.`
+							: `The skill tool is unavailable right now; read the skill's SKILL.md (see <available_skills>) with the read tool.`,
+					);
+				}
+				if (!res.found) throw new Error(res.text);
+				return {
+					content: [{ type: "text", text: res.text }],
+					details: { skill: res.name, hash: res.hash, baseDir: res.baseDir },
+				};
+			},
+		});
+	};
+
+	const startAndRestore = async (ctx: Ctx) => {
+		if (await side.start(ctx)) registerTool();
+	};
+
+	pi.on("session_start", async (_event: any, ctx: Ctx) => {
+		await startAndRestore(ctx);
+	});
+
+	// Pi 0.73 reports switches and forks with their own events; 1.6 rebuilds
+	// the extension and sends session_start again.
+	const restoreBranch = async (_event: any, ctx: Ctx) => {
+		side.ctx = ctx;
+		if (!side.available) {
+			await startAndRestore(ctx);
+			return;
+		}
+		await side.restore(ctx).catch(() => side.kill());
+	};
+	pi.on("session_tree", restoreBranch);
+	pi.on("session_switch", restoreBranch);
+	pi.on("session_fork", restoreBranch);
+
+	pi.on("session_shutdown", async () => {
+		await side.stop();
+	});
+
+	pi.on("before_agent_start", async (event: any, ctx: Ctx) => {
+		if (!side.available && !(await side.start(ctx))) return;
+		side.ctx = ctx;
+		const fromOpts = skillsFromOptions(event?.systemPromptOptions);
+		if (fromOpts && !sameSkills(fromOpts, side.skills)) {
+			const upd = await side.request<{ systemPromptSection: string }>("skills/update", { skills: fromOpts }, ctx);
+			if (upd && side.init) {
+				side.skills = fromOpts;
+				side.init.systemPromptSection = upd.systemPromptSection;
+			}
+		}
+		if (event?.messageType !== "custom" && typeof event?.prompt === "string") {
+			await side.request("user_prompt", { text: event.prompt }, ctx);
+		}
+		const section = side.init?.systemPromptSection;
+		if (!section || !side.available) return;
+		const sections = event?.systemPromptOptions?.sections;
+		if (sections && typeof sections === "object") {
+			// Pi 1.6: replace the structured "skills" section in place; it is
+			// the same text every turn, so Pi sends no prompt patch.
+			if (sections.skills !== section) sections.skills = section;
+			return;
+		}
+		const replaced = replaceSkillsSection(String(event?.systemPrompt ?? ""), section);
+		if (replaced !== undefined) return { systemPrompt: replaced };
+	});
+
+	pi.on("context", async (event: any, ctx: Ctx) => {
+		if (!side.available && !side.init) return;
+		const messages: any[] = Array.isArray(event?.messages) ? event.messages : [];
+		const { loads, where } = findLoads(messages, side.skills, ctx.cwd);
+		const now = Date.now();
+		const since = lastRequest ? now - lastRequest : 0;
+		lastRequest = now;
+		const cold = modelChangedSinceRequest;
+		modelChangedSinceRequest = false;
+		const res = await side.request<BeforeRequestResult>("before_request", { loads, sincePreviousMs: since, cacheCold: cold }, ctx);
+		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;
+		const out = applyArchive(messages, where, res.archive);
+		if (out) return { messages: out };
+	});
+
+	pi.on("tool_call", async (event: any, ctx: Ctx) => {
+		if (event?.toolName !== "read" && event?.toolName !== "bash") return;
+		if (!side.available && !side.init) return;
+		const res = await side.request<{ block: boolean; reason?: string }>(
+			"tool_call",
+			{ toolName: event.toolName, callId: event.toolCallId, input: event.input, cwd: ctx.cwd },
+			ctx,
+		);
+		if (res?.block) return { block: true, reason: res.reason };
+	});
+
+	pi.on("agent_start", async (_event: any, ctx: Ctx) => {
+		if (side.available || side.init) await side.request("run/start", {}, ctx);
+	});
+	pi.on("agent_end", async (_event: any, ctx: Ctx) => {
+		if (side.available || side.init) await side.request("run/end", {}, ctx);
+	});
+
+	pi.on("model_select", async (event: any, ctx: Ctx) => {
+		modelChangedSinceRequest = true;
+		if (!side.available && !side.init) return;
+		const m = event?.model;
+		if (!m) return;
+		await side.request(
+			"model/changed",
+			{ model: { provider: m.provider, id: m.id }, thinkingLevel: safe(() => pi.getThinkingLevel?.()) ?? "", source: event?.source ?? "" },
+			ctx,
+		);
+	});
+
+	for (const c of COMMANDS) {
+		pi.registerCommand(c.name, {
+			description: c.description,
+			handler: async (args: string, ctx: Ctx) => {
+				side.ctx = ctx;
+				if (!side.available) await side.start(ctx);
+				const res = await side.request<{ text: string; level?: string }>("command", { name: c.name, args: args ?? "" }, ctx);
+				if (!res) {
+					side.say(`skill-lifecycle: /${c.name} is unavailable (the sidecar is not running).`, "warning", ctx);
+					return;
+				}
+				const level = (res.level as "info" | "warning" | "error") ?? "info";
+				if (ctx?.hasUI) ctx.ui.notify(res.text, level);
+				else process.stdout.write(`${res.text}\n`);
+			},
+		});
+	}
+}
