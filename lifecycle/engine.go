@@ -382,6 +382,17 @@ func (e *Engine) Loaded() []Body {
 	return out
 }
 
+// LiveCopy returns the latest live (not archived) copy of skill's body, if
+// any: the copy the model can see now.
+func (e *Engine) LiveCopy(skill string) (Body, bool) {
+	for i := len(e.bodies) - 1; i >= 0; i-- {
+		if b := e.bodies[i]; b.Skill == skill && !b.Archived {
+			return cloneBody(b), true
+		}
+	}
+	return Body{}, false
+}
+
 // Bodies returns every loaded body, archived or not, in load order.
 func (e *Engine) Bodies() []Body {
 	out := make([]Body, len(e.bodies))

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -456,5 +457,29 @@ func TestExplain(t *testing.T) {
 	short := Explain(cat, cfg(nil), []string{"ship", "eda", "model"}, "Review.")
 	if short.Skipped == nil || short.Skipped.Code != rules.KeepShort {
 		t.Errorf("a short prompt must be reported skipped: %+v", short.Skipped)
+	}
+}
+
+func TestPreviewAndLiveCopy(t *testing.T) {
+	e := New(testCatalog(), cfg(func(c *rules.Config) { c.MinKeep = 0 }))
+	drive(t, e, seq(runOf(load("s1", "ship"), load("e1", "eda"), load("e2", "eda"))))
+	before := e.State()
+	p := e.Preview("explore the data in depth")
+	var got []string
+	for _, v := range p.Decisions {
+		got = append(got, fmt.Sprintf("%s:%v:%s", v.ID, v.Keep, v.Reason.Code))
+	}
+	if d := cmp.Diff([]string{"s1:false:not-relevant", "e2:true:relevant"}, got); d != "" {
+		t.Errorf("preview (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(before, e.State()); d != "" {
+		t.Errorf("Preview changed the state:\n%s", d)
+	}
+	if b, ok := e.LiveCopy("eda"); !ok || b.ID != "e2" {
+		t.Errorf("LiveCopy(eda) = %+v, %v", b, ok)
+	}
+	e.UserPrompt("explore the data in depth")
+	if _, ok := e.LiveCopy("ship"); ok {
+		t.Errorf("LiveCopy(ship) found an archived body")
 	}
 }

@@ -48,3 +48,12 @@ func Explain(cat Catalog, cfg rules.Config, loaded []string, prompt string) Expl
 	}
 	return Explanation{Decisions: verdicts, Skipped: out.Skip, Entry: e.entry, EntrySource: e.entrySrc}
 }
+
+// Preview says what prompt would do to the live bodies now, without
+// changing anything (for /skills-explain): one verdict per live body,
+// oldest first, judged exactly as UserPrompt would judge them.
+func (e *Engine) Preview(prompt string) Explanation {
+	_, c := e.promptCase(prompt)
+	out := rules.JudgePrompt(c)
+	return Explanation{Decisions: out.Verdicts, Skipped: out.Skip, Entry: e.entry, EntrySource: e.entrySrc}
+}

@@ -2,7 +2,10 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // FileName is the name of the configuration file, read from the user's Pi
@@ -141,4 +144,37 @@ func Merge(user, project Fragment, trust Trust) Config {
 		p.apply(&c)
 	}
 	return c.Clone()
+}
+
+// CheckNames reports, as warnings, the skill names the configuration uses
+// (entrySkill, pinned, helperSkills, rules) that no installed skill has,
+// and a minKeep above a non-zero maxKeep (the cap can then never be met by
+// archiving alone). file names the configuration in the diagnostics.
+func CheckNames(c Config, file string, installed func(string) bool) []Diagnostic {
+	var ds []Diagnostic
+	warn := func(key, msg string) {
+		ds = append(ds, Diagnostic{File: file, Key: key, Severity: skills.Warning, Message: msg})
+	}
+	if c.EntrySkill != "" && !installed(c.EntrySkill) {
+		warn("entrySkill", fmt.Sprintf("no installed skill is called %q; the declared or inferred entry applies", c.EntrySkill))
+	}
+	for i, n := range c.Pinned {
+		if !installed(n) {
+			warn(fmt.Sprintf("pinned[%d]", i), fmt.Sprintf("no installed skill is called %q", n))
+		}
+	}
+	for i, n := range c.HelperSkills {
+		if !installed(n) {
+			warn(fmt.Sprintf("helperSkills[%d]", i), fmt.Sprintf("no installed skill is called %q", n))
+		}
+	}
+	for i, r := range c.Rules {
+		if !installed(r.SkillName) {
+			warn(fmt.Sprintf("rules[%d].skillName", i), fmt.Sprintf("no installed skill is called %q; the rule never applies", r.SkillName))
+		}
+	}
+	if c.MaxKeep > 0 && c.MinKeep > c.MaxKeep {
+		warn("maxKeep", fmt.Sprintf("maxKeep %d is below minKeep %d: the %d most recent bodies are always kept, so the cap can be exceeded", c.MaxKeep, c.MinKeep, c.MinKeep))
+	}
+	return ds
 }

@@ -288,3 +288,26 @@ func TestMerge(t *testing.T) {
 		t.Errorf("Merge aliases the user fragment")
 	}
 }
+
+func TestCheckNames(t *testing.T) {
+	c := Default()
+	c.EntrySkill = "router"
+	c.Pinned = []string{"a", "gone"}
+	c.HelperSkills = []string{"nope"}
+	c.Rules = []Rule{{SkillName: "a", Keywords: []string{"k"}, Weight: 1}, {SkillName: "missing", Keywords: []string{"k"}, Weight: 1}}
+	c.MaxKeep, c.MinKeep = 1, 2
+	installed := func(n string) bool { return n == "a" || n == "router" }
+	var keys []string
+	for _, d := range CheckNames(c, "u.json", installed) {
+		keys = append(keys, d.Key)
+		if d.File != "u.json" || d.Severity != skills.Warning || d.Message == "" {
+			t.Errorf("diagnostic %+v", d)
+		}
+	}
+	if d := cmp.Diff([]string{"pinned[1]", "helperSkills[0]", "rules[1].skillName", "maxKeep"}, keys); d != "" {
+		t.Errorf("keys (-want +got):\n%s", d)
+	}
+	if ds := CheckNames(Default(), "u.json", installed); len(ds) != 0 {
+		t.Errorf("defaults draw warnings: %v", ds)
+	}
+}
