@@ -258,7 +258,9 @@ class Sidecar {
 				host: { name: "pi", version: process.env.PI_VERSION ?? "" },
 				cwd: ctx.cwd,
 				agentDir: agentDir(),
-				trusted: typeof ctx.isProjectTrusted === "function" ? !!ctx.isProjectTrusted() : true,
+				// Pi 0.73 has no project trust: leave it out (the user's
+				// trustProjectConfig decides).
+				trusted: typeof ctx.isProjectTrusted === "function" ? !!ctx.isProjectTrusted() : undefined,
 				skills: this.skills,
 				models: hostModels(ctx),
 				currentModel: ctx.model ? { provider: ctx.model.provider, id: ctx.model.id } : undefined,

@@ -28,7 +28,7 @@ func benchServer(b *testing.B, n int) (*harness, []string) {
 		list = append(list, HostSkill{Name: name, Description: desc, Path: p})
 		names = append(names, name)
 	}
-	p := InitializeParams{ProtocolVersion: Version, Cwd: root, AgentDir: filepath.Join(root, "agent"), Trusted: true, Skills: list}
+	p := InitializeParams{ProtocolVersion: Version, Cwd: root, AgentDir: filepath.Join(root, "agent"), Trusted: ptrTrue(), Skills: list}
 	if err := h.call(MethodInitialize, p, nil); err != nil {
 		b.Fatal(err)
 	}

@@ -166,9 +166,12 @@ func loadWorld(p InitializeParams, list []HostSkill) world {
 	}
 	user, ud := readConfig(filepath.Join(p.AgentDir, rules.FileName), p.AgentDir != "")
 	project, pd := readConfig(filepath.Join(p.Cwd, ".pi", rules.FileName), true)
-	trust := rules.Untrusted
-	if p.Trusted {
-		trust = rules.Trusted
+	trust := rules.TrustUnknown
+	if p.Trusted != nil {
+		trust = rules.Untrusted
+		if *p.Trusted {
+			trust = rules.Trusted
+		}
 	}
 	w.diags = append(w.diags, ud...)
 	if rules.ProjectCounts(user, trust) {

@@ -54,7 +54,7 @@ func packServer(t testing.TB, userConfig string) *harness {
 			t.Fatal(err)
 		}
 	}
-	p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: filepath.Join(cwd, "agent"), Trusted: true, Skills: packSkills(t)}
+	p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: filepath.Join(cwd, "agent"), Trusted: ptrTrue(), Skills: packSkills(t)}
 	var res InitializeResult
 	if err := h.call(MethodInitialize, p, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
@@ -264,5 +264,60 @@ func TestCommands(t *testing.T) {
 		if err := h.call(MethodCommand, CommandParams{Name: bad.name, Args: bad.args}, nil); rpcCode(err) != CodeInvalidParams || !strings.Contains(err.Error(), "args") {
 			t.Errorf("%s %q: got %v", bad.name, bad.args, err)
 		}
+	}
+}
+
+func TestConfigTrust(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		name       string
+		trusted    *bool
+		user       string
+		wantOn     bool // archiving on (the project file sets enabled: false)
+		wantIgnore bool // a diagnostic says the project file is ignored
+		wantDiag   string
+	}{
+		{name: "trusted", trusted: &yes, wantOn: false},
+		{name: "untrusted", trusted: &no, wantOn: true, wantIgnore: true},
+		{name: "no notion of trust, default", trusted: nil, wantOn: false},
+		{name: "no notion of trust, user says no", trusted: nil, user: `{"trustProjectConfig": false}`, wantOn: true, wantIgnore: true},
+		{name: "invalid user file", trusted: &yes, user: `{"topK": "many"}`, wantOn: false, wantDiag: "skill-lifecycle.json:1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := startServer(t)
+			cwd := t.TempDir()
+			agent := filepath.Join(cwd, "agent")
+			for dir, body := range map[string]string{agent: c.user, filepath.Join(cwd, ".pi"): `{"enabled": false}`} {
+				if body == "" {
+					continue
+				}
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "skill-lifecycle.json"), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var res InitializeResult
+			p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: agent, Trusted: c.trusted, Skills: packSkills(t)}
+			if err := h.call(MethodInitialize, p, &res); err != nil {
+				t.Fatal(err)
+			}
+			diags := strings.Join(res.Diagnostics, "\n")
+			if got := strings.Contains(diags, "ignored: the project is not trusted"); got != c.wantIgnore {
+				t.Errorf("ignored-project diagnostic = %v, want %v; diagnostics:\n%s", got, c.wantIgnore, diags)
+			}
+			if c.wantDiag != "" && !strings.Contains(diags, c.wantDiag) {
+				t.Errorf("diagnostics lack %q:\n%s", c.wantDiag, diags)
+			}
+			var l CommandResult
+			if err := h.call(MethodCommand, CommandParams{Name: "skills-list"}, &l); err != nil {
+				t.Fatal(err)
+			}
+			if on := strings.Contains(l.Text, "archiving on"); on != c.wantOn {
+				t.Errorf("archiving on = %v, want %v:\n%s", on, c.wantOn, l.Text)
+			}
+		})
 	}
 }

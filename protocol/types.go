@@ -101,8 +101,10 @@ type InitializeParams struct {
 	// (Pi: ~/.pi/agent or PI_CODING_AGENT_DIR).
 	Cwd      string `json:"cwd"`
 	AgentDir string `json:"agentDir"`
-	// Trusted says whether project-local configuration may be honoured.
-	Trusted       bool        `json:"trusted"`
+	// Trusted says whether project-local configuration may be honoured;
+	// absent (null) for a host with no notion of project trust, in which
+	// case the user file's trustProjectConfig decides.
+	Trusted       *bool       `json:"trusted,omitempty"`
 	Skills        []HostSkill `json:"skills"`
 	Models        []HostModel `json:"models"`
 	CurrentModel  *ModelRef   `json:"currentModel,omitempty"`
