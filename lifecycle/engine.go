@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -199,9 +198,6 @@ func (e *Engine) promptCase(text string) ([]int, rules.PromptCase) {
 	for k, i := range idx {
 		c.Bodies[k] = e.rulesBody(e.bodies[i])
 	}
-	if c.Ranker == nil {
-		c.Ranker = noRanker{}
-	}
 	return idx, c
 }
 
@@ -252,9 +248,6 @@ func (e *Engine) SkillLoaded(l Load) []Decision {
 		NewHelper: e.HelperOf(l.Skill), Run: e.run, EntrySource: e.entrySrc, Ranker: e.cat.Ranker}
 	if s := e.info[l.Skill]; s != nil {
 		c.NewText = s.Name + " " + s.Description
-	}
-	if c.Ranker == nil {
-		c.Ranker = noRanker{}
 	}
 	c.Bodies = make([]rules.Body, len(idx))
 	for k, i := range idx {
@@ -501,8 +494,3 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
-
-// noRanker scores nothing: with no ranker, nothing has topic signal.
-type noRanker struct{}
-
-func (noRanker) Rank(string, float64) relevance.Ranking { return relevance.Ranking{} }

@@ -483,3 +483,13 @@ func TestPreviewAndLiveCopy(t *testing.T) {
 		t.Errorf("LiveCopy(ship) found an archived body")
 	}
 }
+
+func TestNilRanker(t *testing.T) {
+	cat := testCatalog()
+	cat.Ranker = nil
+	e := New(cat, cfg(func(c *rules.Config) { c.MinKeep = 0 }))
+	drive(t, e, seq(runOf(load("s1", "ship")), runOf(load("m1", "model")), s(prompt("deploy the release now"))))
+	if len(e.Archived()) != 0 {
+		t.Errorf("without a ranker nothing has topic signal, yet %v were archived", e.Archived())
+	}
+}

@@ -167,3 +167,28 @@ func TestRestoreReplacesState(t *testing.T) {
 		t.Errorf("restore must leave no run in progress")
 	}
 }
+
+// FuzzRestore feeds Restore arbitrary JSON lines as records, then drives
+// the engine: nothing may panic, and Archived must agree with Bodies.
+func FuzzRestore(f *testing.F) {
+	f.Add([]byte(`{"v":1,"action":"load","id":"a","skill":"eda","run":1}` + "\n" + `{"v":1,"action":"archive","id":"a"}`))
+	f.Add([]byte(`{"v":1,"action":"topic","topic":[]}` + "\n" + `{"v":9,"action":"enabled"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var recs []Record
+		for _, line := range strings.Split(string(data), "\n") {
+			var r Record
+			if json.Unmarshal([]byte(line), &r) == nil {
+				recs = append(recs, r)
+			}
+		}
+		e := New(testCatalog(), rules.Default())
+		e.Restore(recs)
+		drive(t, e, seq(runOf(load("x1", "eda"), load("x2", "ship")), s(prompt("deploy the release now"), pin("eda"))))
+		arch := e.Archived()
+		for _, b := range e.Bodies() {
+			if b.Archived != (arch[b.ID] != "") {
+				t.Fatalf("Archived and Bodies disagree on %q", b.ID)
+			}
+		}
+	})
+}

@@ -171,7 +171,7 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 		out.Judged = true
 		out.Topic = TopicWords(c.Prompt)
 		if len(open) > 0 {
-			r := c.Ranker.Rank(c.Prompt, cfg.MinSignal)
+			r := rank(c.Ranker, c.Prompt, cfg.MinSignal)
 			words := Words(c.Prompt)
 			sts := standings(r, c.Bodies, open)
 			for _, i := range open {
@@ -221,6 +221,14 @@ func promptSkip(c PromptCase) *Reason {
 		}
 	}
 	return nil
+}
+
+// rank ranks text with r; a nil Ranker scores nothing (no topic signal).
+func rank(r Ranker, text string, minSignal float64) relevance.Ranking {
+	if r == nil {
+		return relevance.Ranking{}
+	}
+	return r.Rank(text, minSignal)
 }
 
 // standing is a skill's 1-based rank and score in a ranking (0, 0 when it
@@ -363,7 +371,7 @@ func JudgeLoad(c LoadCase) []Verdict {
 		}
 	}
 	if len(open) > 0 {
-		r := c.Ranker.Rank(c.NewText, cfg.MinSignal)
+		r := rank(c.Ranker, c.NewText, cfg.MinSignal)
 		words := Words(c.NewText)
 		what := fmt.Sprintf("the description of %q", c.New.Skill)
 		sts := standings(r, c.Bodies, open)
