@@ -131,7 +131,8 @@ func TestBaselinePi16(t *testing.T) {
 
 func TestBaselinePi073(t *testing.T) {
 	t.Parallel()
-	baseline(t, Pi073(t))
+	env, res := baseline(t, Pi073(t))
+	RecordSession(t, env, res.SessionFile, "pi073-read-skill")
 }
 
 // TestPi16UntrustedProjectHasNoSkills: without -a, print mode skips project
