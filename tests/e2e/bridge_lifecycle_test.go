@@ -1,0 +1,235 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Headings that mark each body of testdata/pack in a request.
+const (
+	bodyTriage  = "# Triage a web-service task"
+	bodyTrace   = "# Trace a failing request"
+	bodyProfile = "# Profile the Go service"
+	bodySQL     = "# Write a SQL migration"
+	bodyCommit  = "# Format a commit message"
+)
+
+// packEnv prepares Pi with the bridge, testdata/pack as project skills and
+// the user's skill-lifecycle.json.
+func packEnv(t *testing.T, script Script, config string) (*Env, *Provider) {
+	t.Helper()
+	prov := NewProvider(t, script)
+	env := NewEnv(t, Pi16(t), prov)
+	env.UseBridge(t)
+	env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env, prov
+}
+
+func load(name string) Reply { return Do(Call{Name: "skill", Args: map[string]any{"name": name}}) }
+
+// firstOfTurn returns the first request of user turn n (1-based).
+func firstOfTurn(t *testing.T, reqs []*Request, n int) *Request {
+	t.Helper()
+	for _, r := range reqs {
+		if r.UserTurn == n && r.Step == 0 {
+			return r
+		}
+	}
+	t.Fatalf("no request for user turn %d among %d requests", n, len(reqs))
+	return nil
+}
+
+// present reports, for each marker, whether the request's messages hold it
+// (exactly once) — a compact way to compare what a request carries.
+func present(r *Request, markers ...string) string {
+	var parts []string
+	for _, m := range markers {
+		parts = append(parts, fmt.Sprintf("%s=%d", strings.TrimPrefix(m, "# "), CountInMessages(r, m)))
+	}
+	return strings.Join(parts, " ")
+}
+
+// TestBridgePinAndEntrySurvive (scenario 4): a pinned body and the entry
+// skill's body survive an unrelated prompt; after /skills-unpin the pinned
+// one goes.
+func TestBridgePinAndEntrySurvive(t *testing.T) {
+	t.Parallel()
+	env, prov := packEnv(t, Steps(
+		[]Reply{load("triage-web-task"), load("trace-failing-request"), Say("It is a nil map in the handler.")},
+		[]Reply{Say("Release notes written.")},
+		[]Reply{Say("Migration written.")},
+	), `{"minKeep": 0}`)
+	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+		"The /orders endpoint returns 500 for some customers since this morning; find out why.",
+		"/skills-pin trace-failing-request",
+		"Write the release notes and the changelog entry for version 2.3 from the merged pull requests.",
+		"/skills-unpin trace-failing-request",
+		"Write a Postgres migration that adds a nullable discount column to the orders table.",
+	}})
+	checkNoBridgeErrors(t, res)
+	reqs := prov.Requests()
+	markers := []string{bodyTriage, bodyTrace}
+	if got, want := present(reqs[2], markers...), "Triage a web-service task=1 Trace a failing request=1"; got != want {
+		t.Fatalf("after both loads: %s, want %s", got, want)
+	}
+	if got, want := present(firstOfTurn(t, reqs, 2), markers...), "Triage a web-service task=1 Trace a failing request=1"; got != want {
+		t.Errorf("unrelated prompt with trace pinned: %s, want %s (entry and pinned kept)", got, want)
+	}
+	if got, want := present(firstOfTurn(t, reqs, 3), markers...), "Triage a web-service task=1 Trace a failing request=0"; got != want {
+		t.Errorf("unrelated prompt after unpin: %s, want %s", got, want)
+	}
+	recs := records(t, MustReadSession(t, res.SessionFile))
+	for _, a := range []string{"pin", "unpin", "archive"} {
+		if !hasRecord(recs, a, "trace-failing-request") {
+			t.Errorf("no %s record for trace-failing-request: %v", a, recs)
+		}
+	}
+	if hasRecord(recs, "archive", "triage-web-task") {
+		t.Errorf("the entry skill was archived: %v", recs)
+	}
+}
+
+// TestBridgeMidRunLoad (scenario 5): loading skill B mid-run archives an
+// unrelated A, loaded in an earlier run, at once (in the very next request);
+// loading a helper archives nothing. The defaults apply (minKeep 2 keeps A at
+// the second prompt; it does not apply to mid-run loads).
+func TestBridgeMidRunLoad(t *testing.T) {
+	t.Parallel()
+	env, prov := packEnv(t, Steps(
+		[]Reply{load("write-sql-migration"), Say("Migration added.")},
+		[]Reply{load("trace-failing-request"), load("format-commit-message"), Say("Fixed and committed.")},
+	), "")
+	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+		"Add a migration with an index on orders.customer_id.",
+		"Some requests to /orders fail with a 500 since this morning; find out why and commit the fix.",
+	}})
+	checkNoBridgeErrors(t, res)
+	reqs := prov.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("provider got %d requests, want 5", len(reqs))
+	}
+	markers := []string{bodySQL, bodyTrace, bodyCommit}
+	want := []string{
+		"Write a SQL migration=0 Trace a failing request=0 Format a commit message=0",
+		"Write a SQL migration=1 Trace a failing request=0 Format a commit message=0",
+		"Write a SQL migration=1 Trace a failing request=0 Format a commit message=0",
+		"Write a SQL migration=0 Trace a failing request=1 Format a commit message=0",
+		"Write a SQL migration=0 Trace a failing request=1 Format a commit message=1",
+	}
+	for i, r := range reqs {
+		if got := present(r, markers...); got != want[i] {
+			t.Errorf("request %d: %s, want %s", i, got, want[i])
+		}
+	}
+}
+
+// TestBridgeReloadKeepsLatest (scenario 6): loading the same skill again
+// keeps only the latest copy.
+func TestBridgeReloadKeepsLatest(t *testing.T) {
+	t.Parallel()
+	env, prov, _ := bridgeEnv(t, Pi16(t), Steps(
+		[]Reply{load("tide-tables"), load("tide-tables"), Say("Done.")},
+	), "")
+	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{"When is high tide tomorrow?"}})
+	checkNoBridgeErrors(t, res)
+	reqs := prov.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("provider got %d requests, want 3", len(reqs))
+	}
+	if n := CountInMessages(reqs[2], "TIDE-BODY-41c7"); n != 1 {
+		t.Errorf("after the second load the body is there %d times, want 1", n)
+	}
+	if n := CountInMessages(reqs[2], placeholderTide); n != 1 {
+		t.Errorf("the older copy's placeholder is there %d times, want 1", n)
+	}
+	// The latest copy is the one kept: the last tool result holds the body.
+	last := reqs[2].LastToolResults()
+	if len(last) != 1 || !strings.Contains(last[0].Text(), "TIDE-BODY-41c7") {
+		t.Errorf("the latest tool result does not hold the body: %+v", last)
+	}
+}
+
+// TestBridgeSkillCommandArchived (scenario 7): a body Pi injects for
+// /skill:name is a load and is archived once irrelevant.
+func TestBridgeSkillCommandArchived(t *testing.T) {
+	t.Parallel()
+	env, prov, paths := bridgeEnv(t, Pi16(t), Steps(
+		[]Reply{Say("High tide is at 06:12.")},
+		[]Reply{Say("About two hours.")},
+	), `{"minKeep": 0}`)
+	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+		"/skill:tide-tables when is high tide tomorrow at the harbour?",
+		"How long should sourdough bread dough proof at room temperature before baking?",
+	}})
+	checkNoBridgeErrors(t, res)
+	reqs := prov.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("provider got %d requests, want 2", len(reqs))
+	}
+	if n := CountInMessages(reqs[0], "TIDE-BODY-41c7"); n != 1 {
+		t.Fatalf("the /skill: body is in request 0 %d times, want 1", n)
+	}
+	if n := CountInMessages(reqs[1], "TIDE-BODY-41c7"); n != 0 {
+		t.Errorf("the /skill: body is still in request 1")
+	}
+	if n := CountInMessages(reqs[1], placeholderTide); n != 1 {
+		t.Errorf("request 1 holds the placeholder %d times, want 1", n)
+	}
+	// The user's own words after the block stay.
+	if n := CountInMessages(reqs[1], "when is high tide tomorrow at the harbour?"); n != 1 {
+		t.Errorf("the user's arguments were lost (%d)", n)
+	}
+	if n := CountInMessages(reqs[1], `location="`+paths["tide-tables"]); n != 0 {
+		t.Errorf("the <skill> block's header is still there")
+	}
+}
+
+// TestBridgeCommands (scenario 9): /skills-explain and /skills-list answer;
+// /skills-off stops archiving.
+func TestBridgeCommands(t *testing.T) {
+	t.Parallel()
+	env, prov, _ := bridgeEnv(t, Pi16(t), Steps(
+		[]Reply{load("tide-tables"), Say("High tide is at 06:12.")},
+		[]Reply{Say("About two hours.")},
+	), `{"minKeep": 0}`)
+	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+		"/skills-list",
+		"/skills-explain when is high tide at the harbour",
+		"When is high tide tomorrow at the harbour?",
+		"/skills-off",
+		"How long should sourdough bread dough proof at room temperature before baking?",
+	}})
+	checkNoBridgeErrors(t, res)
+	// Pi 1.6's print mode sends what extensions write on stdout to stderr
+	// (stdout holds only the answer); look at both.
+	out := res.Stdout + res.Stderr
+	for _, want := range []string{
+		"2 skills (archiving on):",
+		"- tide-tables: Compute high and low tide times",
+		`Ranking for "when is high tide at the harbour"`,
+		"1. tide-tables",
+		"Skill lifecycle is off for this session",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	reqs := prov.Requests()
+	if n := CountInMessages(firstOfTurn(t, reqs, 2), "TIDE-BODY-41c7"); n != 1 {
+		t.Errorf("with /skills-off the body was archived (%d copies)", n)
+	}
+	recs := records(t, MustReadSession(t, res.SessionFile))
+	if !hasRecord(recs, "enabled", "") || hasRecord(recs, "archive", "tide-tables") {
+		t.Errorf("records = %v, want an enabled record and no archive", recs)
+	}
+}
