@@ -112,3 +112,39 @@ func BenchmarkSkillLoadMidRun(b *testing.B) {
 		e.SkillLoaded(Load{ID: "new", Skill: docs[i%len(docs)].Name, Kind: ByTool})
 	}
 }
+
+// fixedRanker returns one precomputed ranking, to time the engine and the
+// rules without the index.
+type fixedRanker relevance.Ranking
+
+func (f fixedRanker) Rank(string, float64) relevance.Ranking { return relevance.Ranking(f) }
+
+// BenchmarkUserPromptEngineOnly is BenchmarkUserPrompt with the ranking
+// computed once beforehand: what the engine and the rules add to Rank, in
+// the worst case where all 10,000 skills score.
+func BenchmarkUserPromptEngineOnly(b *testing.B) {
+	docs := syntheticPack(10_000, 7)
+	var rk relevance.Ranking
+	for i, d := range docs {
+		rk.Results = append(rk.Results, relevance.Result{Skill: d.Name, Score: float64(len(docs) - i)})
+	}
+	rk.Best, rk.Signal = rk.Results[0].Score, true
+	infos := make([]SkillInfo, len(docs))
+	for i, d := range docs {
+		infos[i] = SkillInfo{Name: d.Name, Description: d.Description}
+	}
+	e := New(Catalog{Skills: infos, Ranker: fixedRanker(rk)}, rules.Default())
+	r := rand.New(rand.NewSource(3))
+	var recs []Record
+	for i := 0; i < 30; i++ {
+		recs = append(recs, Record{V: RecordVersion, Action: ActLoad, ID: fmt.Sprintf("call-%d", i), Skill: docs[r.Intn(len(docs))].Name, Run: 1})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		e.Restore(recs)
+		b.StartTimer()
+		e.UserPrompt("please explore the churn data and plot the monthly figures")
+	}
+}
