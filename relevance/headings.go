@@ -29,7 +29,9 @@ var (
 // headingWords lower-cases a heading, drops apostrophes and keeps its words
 // of letters and digits separated by single spaces.
 func headingWords(h string) string {
-	h = strings.NewReplacer("'", "", "\u2019", "").Replace(h)
+	if strings.ContainsAny(h, "'\u2019") {
+		h = strings.ReplaceAll(strings.ReplaceAll(h, "'", ""), "\u2019", "")
+	}
 	var b strings.Builder
 	words(h, func(w string, _ bool) {
 		if b.Len() > 0 {
@@ -44,6 +46,9 @@ func headingWords(h string) string {
 // ("When not to use", "Do not use", "Avoid", "Don't use", "Anti-patterns",
 // "What this skill does NOT do", "Not this skill" and the like).
 func NegativeHeading(h string) bool {
+	if !mayBeNegative(h) {
+		return false
+	}
 	w := headingWords(h)
 	if w == "" {
 		return false
@@ -54,13 +59,22 @@ func NegativeHeading(h string) bool {
 		}
 	}
 	padded := " " + w + " "
-	for _, p := range negativeInfixes {
-		if strings.Contains(padded, " "+p+" ") {
+	for _, p := range paddedInfixes {
+		if strings.Contains(padded, p) {
 			return true
 		}
 	}
 	return false
 }
+
+// paddedInfixes are negativeInfixes with a space on each side.
+var paddedInfixes = func() []string {
+	out := make([]string, len(negativeInfixes))
+	for i, p := range negativeInfixes {
+		out[i] = " " + p + " "
+	}
+	return out
+}()
 
 // IndexedHeadings returns the headings the index reads: all of them except
 // negative ones and the headings nested under a negative one (a deeper
@@ -142,6 +156,10 @@ func sentenceEnd(s string) int {
 // NegativeSentence reports whether a sentence of a description says when
 // the skill does not apply.
 func NegativeSentence(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if len(s) > 40 {
+		s = s[:40] // the starts are short; spare the rest of long sentences
+	}
 	w := headingWords(s)
 	for _, p := range negativeSentenceStarts {
 		if w == p || strings.HasPrefix(w, p+" ") {
@@ -149,4 +167,44 @@ func NegativeSentence(s string) bool {
 		}
 	}
 	return false
+}
+
+// negativeCues are fragments every negative phrase contains one of; a
+// heading without any is not negative, which spares most headings the
+// full test.
+var negativeCues = []string{"not", "n't", "n\u2019t", "dont", "avoid", "never", "anti",
+	"forbid", "scope", "goal", "wrong", "misuse", "instead", "skip", "limitation",
+	"doesnt", "isnt", "shouldnt"}
+
+// mayBeNegative reports whether h holds one of negativeCues, ignoring ASCII
+// case.
+func mayBeNegative(h string) bool {
+	for _, c := range negativeCues {
+		if indexFoldASCII(h, c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// indexFoldASCII is strings.Index with ASCII letters of s compared
+// without case; sub must be lower-case.
+func indexFoldASCII(s, sub string) int {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for ; j < n; j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == n {
+			return i
+		}
+	}
+	return -1
 }

@@ -100,7 +100,7 @@ func NewIndex(docs []Doc, p Params) *Index {
 		norm:   make([]float64, len(docs)),
 		stems:  make(map[string]string, 1024),
 	}
-	st := stemmer{cache: ix.stems}
+	st := stemmer{cache: ix.stems, lowered: make(map[string]string, 256)}
 	// acc holds the weighted frequency of each term in the current doc,
 	// touched the term ids set in it, so no per-doc map is needed.
 	var acc []float32
@@ -109,11 +109,11 @@ func NewIndex(docs []Doc, p Params) *Index {
 	var pairBuf []byte
 	var docLen float64
 	var fieldWeight float64
-	add := func(t string, w float64) {
-		id, ok := ix.ids[t]
+	add := func(t []byte, w float64) {
+		id, ok := ix.ids[string(t)] // no allocation for the lookup
 		if !ok {
 			id = int32(len(ix.postings))
-			ix.ids[strings.Clone(t)] = id
+			ix.ids[string(t)] = id
 			ix.postings = append(ix.postings, nil)
 			acc = append(acc, 0)
 		}
@@ -123,13 +123,16 @@ func NewIndex(docs []Doc, p Params) *Index {
 		acc[id] += float32(w)
 		docLen += w
 	}
-	unigram := func(t string) { add(t, fieldWeight) }
+	unigram := func(t string) {
+		pairBuf = append(pairBuf[:0], t...)
+		add(pairBuf, fieldWeight)
+	}
 	pair := func(a, b string) {
 		if p.PairWeight == 0 {
 			return
 		}
 		pairBuf = append(append(append(pairBuf[:0], a...), PairSep...), b...)
-		add(string(pairBuf), fieldWeight*p.PairWeight)
+		add(pairBuf, fieldWeight*p.PairWeight)
 	}
 	var total float64
 	for d, doc := range docs {
@@ -330,47 +333,36 @@ func (ix *Index) Rank(text string, minSignal float64) Ranking {
 			head[p.doc] = int32(len(hits))
 		}
 	}
-	results := make([]Result, 0, len(docs))
+	type scored struct {
+		score float64
+		doc   int32
+	}
+	order := make([]scored, 0, len(docs))
 	for _, d := range docs {
 		if scores[d] > 0 {
-			results = append(results, Result{Skill: ix.names[d], Score: scores[d]})
+			order = append(order, scored{scores[d], d})
 		}
 	}
-	// Sort a permutation of docs alongside results.
-	order := make([]int, len(results))
-	kept := docs[:0]
-	for _, d := range docs {
-		if scores[d] > 0 {
-			kept = append(kept, d)
-		}
-	}
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		ra, rb := &results[a], &results[b]
-		if ra.Score != rb.Score {
-			if ra.Score > rb.Score {
+	slices.SortFunc(order, func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(ra.Skill, rb.Skill)
+		return strings.Compare(ix.names[a.doc], ix.names[b.doc])
 	})
-	sorted := make([]Result, len(results))
+	sorted := make([]Result, len(order))
 	// One backing array for every result's terms.
 	termBuf := make([]string, 0, len(hits))
 	for i, o := range order {
-		r := results[o]
-		d := kept[o]
 		start := len(termBuf)
-		for h := head[d]; h != 0; h = hits[h-1].next {
+		for h := head[o.doc]; h != 0; h = hits[h-1].next {
 			termBuf = append(termBuf, qs[hits[h-1].term].text)
 		}
 		ts := termBuf[start:len(termBuf):len(termBuf)]
 		slices.Reverse(ts) // hits were prepended; qs is sorted
-		r.Terms = ts
-		sorted[i] = r
+		sorted[i] = Result{Skill: ix.names[o.doc], Score: o.score, Terms: ts}
 	}
 	rk := Ranking{Results: sorted}
 	if len(sorted) > 0 {

@@ -412,3 +412,16 @@ func FuzzRank(f *testing.F) {
 		_ = NegativeHeading(prompt)
 	})
 }
+
+// TestNegativeCues checks that the fast pre-check of NegativeHeading lets
+// every negative phrase through.
+func TestNegativeCues(t *testing.T) {
+	for _, p := range append(slices.Clone(negativeStarts), negativeInfixes...) {
+		if !mayBeNegative(p) {
+			t.Errorf("phrase %q has none of negativeCues", p)
+		}
+		if !NegativeHeading(p) {
+			t.Errorf("NegativeHeading(%q) = false", p)
+		}
+	}
+}

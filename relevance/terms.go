@@ -59,6 +59,12 @@ func isCJK(r rune) bool {
 // precedes it. A single newline does not break a phrase (descriptions are
 // folded over lines); a blank line does.
 func words(text string, fn func(w string, brk bool)) {
+	wordsInterned(text, nil, fn)
+}
+
+// wordsInterned is words with a cache from a word as written to its
+// lower-cased form, so that repeated capitalised words cost no allocation.
+func wordsInterned(text string, lowered map[string]string, fn func(w string, brk bool)) {
 	var b strings.Builder
 	brk := false
 	start := -1 // byte offset of the current word, -1 when none
@@ -70,11 +76,19 @@ func words(text string, fn func(w string, brk bool)) {
 		}
 		w := text[start:end]
 		if !lower {
-			b.Reset()
-			for _, r := range w {
-				b.WriteRune(unicode.ToLower(r))
+			if l, ok := lowered[w]; ok {
+				w = l
+			} else {
+				b.Reset()
+				for _, r := range w {
+					b.WriteRune(unicode.ToLower(r))
+				}
+				l = b.String()
+				if lowered != nil {
+					lowered[strings.Clone(w)] = l
+				}
+				w = l
 			}
-			w = b.String()
 		}
 		fn(w, brk)
 		brk = false
@@ -82,6 +96,35 @@ func words(text string, fn func(w string, brk bool)) {
 		lower = true
 	}
 	for i, r := range text {
+		if r < utf8.RuneSelf {
+			// ASCII fast path.
+			switch c := byte(r); {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if start < 0 {
+					start = i
+					newlines = 0
+				}
+			case 'A' <= c && c <= 'Z':
+				if start < 0 {
+					start = i
+					newlines = 0
+				}
+				lower = false
+			default:
+				flush(i)
+				switch {
+				case c == '\n':
+					newlines++
+					if newlines >= 2 {
+						brk = true
+					}
+				case c == ' ' || c == '\t' || c == '\r':
+				case isPhraseBreak(r):
+					brk = true
+				}
+			}
+			continue
+		}
 		switch {
 		case isCJK(r):
 			flush(i)
@@ -117,7 +160,8 @@ func words(text string, fn func(w string, brk bool)) {
 // outside the Latin script are kept as they are (the English stemmer would
 // only garble them). It memoises stems in a map when one is given.
 type stemmer struct {
-	cache map[string]string
+	cache   map[string]string
+	lowered map[string]string // see wordsInterned
 }
 
 func latin(w string) bool {
@@ -173,7 +217,7 @@ func keep(w string) bool {
 // explor_data, as "explore data" does.
 func (s *stemmer) analyze(text string, unigram func(string), pair func(a, b string)) {
 	prev := ""
-	words(text, func(w string, brk bool) {
+	wordsInterned(text, s.lowered, func(w string, brk bool) {
 		if brk {
 			prev = ""
 		}
