@@ -493,3 +493,33 @@ func TestNilRanker(t *testing.T) {
 		t.Errorf("without a ranker nothing has topic signal, yet %v were archived", e.Archived())
 	}
 }
+
+func TestReloadConfigAndCatalog(t *testing.T) {
+	e := New(testCatalog(), cfg(func(c *rules.Config) { c.MinKeep = 0 }))
+	drive(t, e, runOf(load("t1", "triage"), load("s1", "ship")))
+	if ds := e.SetConfig(cfg(func(c *rules.Config) { c.MinKeep = 0; c.Pinned = []string{"ship"} })); len(ds) != 0 {
+		t.Errorf("SetConfig decided %v", ds)
+	}
+	if e.PinOf("ship") != rules.PinConfig || len(e.Config().Pinned) != 1 {
+		t.Errorf("config reload not in force: %v", e.PinOf("ship"))
+	}
+	cat := testCatalog()
+	cat.Skills[0].Role = skills.RoleEntry
+	if ds := e.SetCatalog(cat); len(ds) != 0 {
+		t.Errorf("SetCatalog decided %v", ds)
+	}
+	if name, src := e.Entry(); name != "triage" || src != "declared" {
+		t.Errorf("entry after re-index = %q (%s)", name, src)
+	}
+	drive(t, e, s(prompt("fit the model with the data now")))
+	var live []string
+	for _, b := range e.Loaded() {
+		live = append(live, b.ID)
+	}
+	if d := cmp.Diff([]string{"t1", "s1"}, live); d != "" {
+		t.Errorf("live bodies (-want +got):\n%s", d)
+	}
+	if e.HelperOf("plot") != "metadata.role: helper" || e.HelperOf("ship") != "" {
+		t.Errorf("HelperOf: %q %q", e.HelperOf("plot"), e.HelperOf("ship"))
+	}
+}
