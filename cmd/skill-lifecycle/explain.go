@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+func init() {
+	register(command{name: "explain", summary: "rank the installed skills for a prompt, with matched terms and topic signal", run: runExplain})
+}
+
+// explainArgs are the parsed flags and prompt of explain.
+type explainArgs struct {
+	dirs      multiFlag
+	asJSON    bool
+	minSignal float64
+	top       int
+	loaded    string // --loaded: bodies to judge instead of ranking
+	prompt    string
+}
+
+// rankedSkill is one line of the ranking as explain prints it.
+type rankedSkill struct {
+	Skill string   `json:"skill"`
+	Score float64  `json:"score"`
+	Terms []string `json:"terms"`
+}
+
+// rankReport is the whole answer of explain without --loaded.
+type rankReport struct {
+	Prompt  string        `json:"prompt"`
+	Signal  bool          `json:"signal"`
+	Best    float64       `json:"best"`
+	Ranking []rankedSkill `json:"ranking"`
+}
+
+// parseExplain reads explain's arguments. ok is false when the command
+// should end with code (0 after --help, 2 on a usage error).
+func parseExplain(args []string, stdout, stderr io.Writer) (a explainArgs, code int, ok bool) {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&a.dirs, "skills", "a folder of skills to use instead of Pi's discovery (repeatable)")
+	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object")
+	fs.Float64Var(&a.minSignal, "min-signal", relevance.DefaultMinSignal, "best score a prompt needs to carry a topic signal")
+	fs.IntVar(&a.top, "top", 0, "print only the first N skills of the ranking (0: all)")
+	fs.StringVar(&a.loaded, "loaded", "", "comma-separated loaded skills, oldest first: say which bodies the prompt keeps or archives")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: skill-lifecycle explain [--skills DIR]... [--json] [--min-signal X] [--top N] [--loaded a,b,c] PROMPT")
+		fmt.Fprintln(w, "\nRanks the installed skills (Pi's discovery from the current directory, or the --skills")
+		fmt.Fprintln(w, "folders) for PROMPT with BM25 over names, descriptions and headings, and shows each")
+		fmt.Fprintln(w, "skill's score and matched terms and whether the prompt carries a topic signal.")
+		fmt.Fprintln(w, "Several words after the flags are joined into one prompt.")
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return a, 0, false
+		}
+		return a, 2, false
+	}
+	a.prompt = strings.Join(fs.Args(), " ")
+	if strings.TrimSpace(a.prompt) == "" {
+		fmt.Fprintln(stderr, "skill-lifecycle explain: a PROMPT is required")
+		fs.Usage()
+		return a, 2, false
+	}
+	if a.top < 0 {
+		fmt.Fprintf(stderr, "skill-lifecycle explain: --top must be 0 or more, got %d\n", a.top)
+		return a, 2, false
+	}
+	if math.IsNaN(a.minSignal) || math.IsInf(a.minSignal, 0) {
+		fmt.Fprintf(stderr, "skill-lifecycle explain: --min-signal must be a finite number, got %v\n", a.minSignal)
+		return a, 2, false
+	}
+	return a, 0, true
+}
+
+// rankPrompt ranks prompt with ix and shapes the report, keeping the first
+// top results (all when top is 0).
+func rankPrompt(ix *relevance.Index, prompt string, minSignal float64, top int) rankReport {
+	rk := ix.Rank(prompt, minSignal)
+	rep := rankReport{Prompt: prompt, Signal: rk.Signal, Best: rk.Best, Ranking: make([]rankedSkill, 0, len(rk.Results))}
+	for i, r := range rk.Results {
+		if top > 0 && i >= top {
+			break
+		}
+		terms := r.Terms
+		if terms == nil {
+			terms = []string{}
+		}
+		rep.Ranking = append(rep.Ranking, rankedSkill{Skill: r.Skill, Score: r.Score, Terms: terms})
+	}
+	return rep
+}
+
+// writeRanking prints a report as one JSON object or as aligned text.
+func writeRanking(w io.Writer, rep rankReport, minSignal float64, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(rep)
+	}
+	fmt.Fprintf(w, "prompt: %s\n", rep.Prompt)
+	if rep.Signal {
+		fmt.Fprintf(w, "signal: yes (best score %.2f >= %.2f)\n", rep.Best, minSignal)
+	} else {
+		fmt.Fprintf(w, "signal: no (best score %.2f < %.2f): the prompt names no topic\n", rep.Best, minSignal)
+	}
+	if len(rep.Ranking) == 0 {
+		fmt.Fprintln(w, "no skill matches")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tSKILL\tSCORE\tTERMS")
+	for i, r := range rep.Ranking {
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%s\n", i+1, r.Skill, r.Score, strings.Join(r.Terms, " "))
+	}
+	return tw.Flush()
+}
+
+func runExplain(args []string, stdout, stderr io.Writer) int {
+	a, code, ok := parseExplain(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	cat, err := loadCatalog(a.dirs)
+	if err != nil {
+		fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
+		return 1
+	}
+	if n := len(cat.Diagnostics); n > 0 {
+		fmt.Fprintf(stderr, "skill-lifecycle explain: %d diagnostics while loading skills (see 'skill-lifecycle list')\n", n)
+	}
+	ix := indexCatalog(cat.Skills, relevance.DefaultParams())
+	if a.loaded != "" {
+		cfg := rules.Default()
+		cfg.MinSignal = a.minSignal
+		rep := explainLoaded(skillValues(cat.Skills), ix, cfg, splitLoaded(a.loaded), a.prompt)
+		if err := writeLoaded(stdout, rep, a.asJSON); err != nil {
+			fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	rep := rankPrompt(ix, a.prompt, a.minSignal, a.top)
+	if err := writeRanking(stdout, rep, a.minSignal, a.asJSON); err != nil {
+		fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
+		return 1
+	}
+	return 0
+}
