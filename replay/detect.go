@@ -37,23 +37,34 @@ type load struct {
 
 // pathInfo is what detection found on one branch.
 type pathInfo struct {
-	loads   map[*session.Entry][]load // at the tool result or user entry that carries the body
-	calls   map[*session.Entry][]call // tool calls of each assistant entry
-	folders map[string][]string       // skill -> folders seen in loads
+	loads   map[*session.Entry][]load  // at the tool result or user entry that carries the body
+	calls   map[*session.Entry][]*call // tool calls of each assistant entry
+	folders map[string][]string        // skill -> folders seen in loads
 }
 
-// call is one tool call with the strings of its arguments.
+// call is one tool call; the strings of its arguments are read when
+// first needed.
 type call struct {
 	ID, Name string
-	Strings  []string
+	Args     string
+	strs     []string
+	parsed   bool
 	LoadOf   string // skill whose SKILL.md this call loads ("" if none)
+}
+
+func (c *call) strings() []string {
+	if !c.parsed {
+		c.parsed = true
+		c.strs = argStrings(c.Args)
+	}
+	return c.strs
 }
 
 var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`)
 
 // detect finds the skill loads and tool calls on a branch.
 func detect(p *Pack, br []*session.Entry) *pathInfo {
-	info := &pathInfo{loads: map[*session.Entry][]load{}, calls: map[*session.Entry][]call{}, folders: map[string][]string{}}
+	info := &pathInfo{loads: map[*session.Entry][]load{}, calls: map[*session.Entry][]*call{}, folders: map[string][]string{}}
 	pending := map[string]load{} // tool call id -> load awaiting its result
 	addFolder := func(skill, folder string) {
 		if folder == "" {
@@ -77,14 +88,14 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 				if b.Type != "toolCall" {
 					continue
 				}
-				c := call{ID: b.ID, Name: b.Name, Strings: argStrings(b.Arguments)}
+				c := call{ID: b.ID, Name: b.Name, Args: b.Arguments}
 				switch b.Name {
 				case "skill":
 					var a struct {
 						Name  string `json:"name"`
 						Skill string `json:"skill"`
 					}
-					_ = json.Unmarshal(b.Arguments, &a)
+					_ = json.Unmarshal([]byte(b.Arguments), &a)
 					name := a.Name
 					if name == "" {
 						name = a.Skill
@@ -98,7 +109,7 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 						Path     string `json:"path"`
 						FilePath string `json:"file_path"`
 					}
-					_ = json.Unmarshal(b.Arguments, &a)
+					_ = json.Unmarshal([]byte(b.Arguments), &a)
 					fp := a.Path
 					if fp == "" {
 						fp = a.FilePath
@@ -111,7 +122,7 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 						}
 					}
 				}
-				info.calls[e] = append(info.calls[e], c)
+				info.calls[e] = append(info.calls[e], &c)
 			}
 		case session.RoleToolResult:
 			l, ok := pending[m.ToolCallID]
@@ -167,9 +178,9 @@ func promptText(m *session.Message) string {
 }
 
 // argStrings returns every string value in a tool call's arguments.
-func argStrings(raw json.RawMessage) []string {
+func argStrings(raw string) []string {
 	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	if json.Unmarshal([]byte(raw), &v) != nil {
 		return nil
 	}
 	var out []string
@@ -194,8 +205,8 @@ func argStrings(raw json.RawMessage) []string {
 
 // touches reports whether a tool call's arguments name something inside
 // one of folders (a path under it).
-func touches(c call, folders []string) bool {
-	for _, s := range c.Strings {
+func touches(c *call, folders []string) bool {
+	for _, s := range c.strings() {
 		for _, f := range folders {
 			if f != "" && strings.Contains(s, strings.TrimSuffix(f, "/")+"/") {
 				return true

@@ -182,6 +182,34 @@ func (r *Runner) AddFile(file string) error {
 	return nil
 }
 
+// AddFiles replays files in order, reading the next file while the
+// current one is replayed (at most two sessions in memory). after, when
+// not nil, is called after each file with its error (I/O only).
+func (r *Runner) AddFiles(files []string, after func(file string, err error)) {
+	type read struct {
+		s   *session.Session
+		err error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		for _, f := range files {
+			s, err := session.ReadFile(f, &session.Options{MaxLine: r.opts.MaxLine})
+			ch <- read{s, err}
+		}
+		close(ch)
+	}()
+	i := 0
+	for rd := range ch {
+		if rd.err == nil {
+			r.AddSession(rd.s)
+		}
+		if after != nil {
+			after(files[i], rd.err)
+		}
+		i++
+	}
+}
+
 // AddBytes counts input bytes for the report (the CLI adds file sizes).
 func (r *Runner) AddBytes(n int64) { r.bytes += n }
 
@@ -261,14 +289,14 @@ type segKey struct {
 
 // branch is the state shared by the strategies replaying one branch.
 type branch struct {
-	r     *Runner
-	br    []*session.Entry
-	info  *pathInfo
-	segs  map[segKey]pricing.Segment
-	synth map[string]*session.Message
-	view  []llmMessage
-	buf   []byte
-	trail pricing.Segment
+	r         *Runner
+	br        []*session.Entry
+	info      *pathInfo
+	segs      map[segKey]pricing.Segment
+	synth     map[string]*session.Message
+	buf       []byte
+	trail     pricing.Segment
+	trailOnly []pricing.Segment
 }
 
 func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
@@ -276,6 +304,7 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br), segs: map[segKey]pricing.Segment{},
 		synth: map[string]*session.Message{}}
 	b.trail = b.segment("]")
+	b.trailOnly = []pricing.Segment{b.trail}
 	rep := BranchReport{File: s.Path, Leaf: leaf.ID}
 	for _, e := range br {
 		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
@@ -367,26 +396,73 @@ func replaceSkillBlock(t, ph string) string {
 	return ph + t[end+len("</skill>"):]
 }
 
-// request builds the segments of the request sent before entry next:
-// header, the provider view of msgs (with inserted reload pairs before
-// the entries they precede, and those of next at the end), trailer.
-func (b *branch) request(header pricing.Segment, msgs []session.ContextMessage, arch map[string]string,
-	inserts map[*session.Entry][]*session.Message, next *session.Entry) []pricing.Segment {
-	b.view = providerView(msgs, b.view[:0], b.synth)
-	segs := make([]pricing.Segment, 0, len(b.view)+2)
-	segs = append(segs, header)
-	for _, lm := range b.view {
-		if lm.cm != nil && len(inserts) > 0 {
-			for _, m := range inserts[lm.cm.Entry] {
-				segs = append(segs, b.msgSegment(llmMessage{synth: m, key: m}, arch))
-			}
+// reqBuilder builds the segments of successive requests of one run,
+// incrementally: while the context only grows (no compaction, no change
+// in the archived set or in inserted reloads), the segments of the
+// previous request are kept and only new messages are serialised.
+type reqBuilder struct {
+	b           *branch
+	header      pricing.Segment
+	persist     []pricing.Segment // header + provider messages of msgs[:built]
+	built       int
+	compactions int
+	arch        map[string]string
+	insVersion  int
+	view        providerView
+	tmp         []llmMessage
+}
+
+func (b *branch) newBuilder(header pricing.Segment) *reqBuilder {
+	return &reqBuilder{b: b, header: header, persist: []pricing.Segment{header}, view: providerView{synth: b.synth}}
+}
+
+func sameArch(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
 		}
-		segs = append(segs, b.msgSegment(lm, arch))
 	}
+	return true
+}
+
+// request returns the segments of the request sent before entry next:
+// header and the provider view of the context (reload pairs inserted
+// before the entries they precede) in segs, which is shared and only
+// grows until the next rebuild; the reload pairs of next and the trailer
+// in tail.
+func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string,
+	inserts map[*session.Entry][]*session.Message, insVersion int, next *session.Entry) (segs, tail []pricing.Segment) {
+	msgs := cb.Messages()
+	if cb.Compactions != rb.compactions || insVersion != rb.insVersion || !sameArch(arch, rb.arch) || rb.built > len(msgs) {
+		// A fresh slice: the previous request's segments stay intact.
+		rb.persist = append(make([]pricing.Segment, 0, len(rb.persist)+16), rb.header)
+		rb.built = 0
+		rb.view.reset()
+		rb.compactions, rb.insVersion = cb.Compactions, insVersion
+		rb.arch = arch
+	}
+	for i := rb.built; i < len(msgs); i++ {
+		rb.tmp = rb.view.add(&msgs[i], rb.tmp[:0])
+		for _, lm := range rb.tmp {
+			if lm.cm != nil && len(inserts) > 0 {
+				for _, m := range inserts[lm.cm.Entry] {
+					rb.persist = append(rb.persist, rb.b.msgSegment(llmMessage{synth: m, key: m}, arch))
+				}
+			}
+			rb.persist = append(rb.persist, rb.b.msgSegment(lm, arch))
+		}
+	}
+	rb.built = len(msgs)
 	for _, m := range inserts[next] {
-		segs = append(segs, b.msgSegment(llmMessage{synth: m, key: m}, arch))
+		tail = append(tail, rb.b.msgSegment(llmMessage{synth: m, key: m}, arch))
 	}
-	return append(segs, b.trail)
+	if len(tail) == 0 {
+		return rb.persist, rb.b.trailOnly
+	}
+	return rb.persist, append(tail, rb.b.trail)
 }
 
 func requestTime(e *session.Entry) time.Time {
@@ -412,22 +488,22 @@ func (b *branch) calibrate() (Calibration, Accuracy) {
 	}
 	var all []obs
 	cb := session.NewContextBuilder(b.br)
-	var prev []pricing.Segment
-	zero := pricing.Segment{}
+	var prev, prevTail []pricing.Segment
+	rb := b.newBuilder(pricing.Segment{})
 	for !cb.Done() {
 		e := cb.Peek()
 		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
-			segs := b.request(zero, cb.Messages(), nil, nil, e)
-			o := obs{m: pricing.Length(segs), first: prev == nil}
+			segs, tail := rb.request(cb, nil, nil, 0, e)
+			o := obs{m: pricing.Length(segs) + pricing.Length(tail), first: prev == nil}
 			if prev != nil {
-				o.p = pricing.CommonPrefix(prev, segs)
+				o.p = pricing.CommonPrefixSplit(prev, prevTail, segs, tail)
 			}
 			if usable(m) {
 				u := m.Usage
 				o.ok, o.pt, o.cached = true, u.Input+u.CacheRead+u.CacheWrite, u.CacheRead
 			}
 			all = append(all, o)
-			prev = segs
+			prev, prevTail = segs, tail
 		}
 		cb.Step()
 	}
@@ -526,6 +602,8 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
 	var out runOut
 	inserts := map[*session.Entry][]*session.Message{}
+	insVersion := 0
+	rb := b.newBuilder(header)
 	last := map[string]load{} // skill -> latest load
 	inRun := false
 	var prevT time.Time
@@ -557,8 +635,8 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 				out.archives++
 			}
 		}
-		segs := b.request(header, cb.Messages(), arch, inserts, e)
-		c := meter.Price(pricing.Request{Time: t, Provider: provider, Model: model, Segments: segs, OutputTokens: outTok})
+		segs, tail := rb.request(cb, arch, inserts, insVersion, e)
+		c := meter.Price(pricing.Request{Time: t, Provider: provider, Model: model, Segments: segs, Tail: tail, OutputTokens: outTok})
 		if b.r.opts.Series {
 			*series = append(*series, Point{Branch: branchIdx, Tokens: c.PromptTokens, Time: t})
 		}
@@ -602,6 +680,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 						pair := reloadPair(l, nReload)
 						price(cb, e, t, m.Provider, m.Model, int(math.Ceil(float64(outputChars(pair[0]))/cal.CharsPerToken)))
 						inserts[e] = append(inserts[e], pair...)
+						insVersion++
 						rl := l
 						rl.ID = pair[0].Blocks[0].ID
 						observeLoad(rl)
@@ -653,7 +732,7 @@ func reloadPair(l load, n int) []*session.Message {
 	}
 	raw, _ := json.Marshal(args)
 	call := &session.Message{Role: session.RoleAssistant, StopReason: "toolUse",
-		Blocks: []session.Block{{Type: "toolCall", ID: id, Name: name, Arguments: raw}}}
+		Blocks: []session.Block{{Type: "toolCall", ID: id, Name: name, Arguments: string(raw)}}}
 	result := &session.Message{Role: session.RoleToolResult, ToolCallID: id, ToolName: name,
 		Blocks: []session.Block{{Type: "text", Text: l.Body}}}
 	return []*session.Message{call, result}

@@ -59,15 +59,42 @@ func appendPyString(dst []byte, s string) []byte {
 
 // compactJSON returns raw JSON without insignificant white space, as
 // JSON.stringify writes it ("{}" for empty input).
-func compactJSON(raw json.RawMessage) string {
-	if len(bytes.TrimSpace(raw)) == 0 {
+func compactJSON(raw string) string {
+	if strings.TrimSpace(raw) == "" {
 		return "{}"
 	}
+	if !hasSpaceOutsideStrings(raw) {
+		return raw
+	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
+	if err := json.Compact(&b, []byte(raw)); err != nil {
+		return raw
 	}
 	return b.String()
+}
+
+// hasSpaceOutsideStrings reports whether raw JSON has white space
+// between tokens (Pi writes none).
+func hasSpaceOutsideStrings(raw string) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if in {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = true
+		case ' ', '\t', '\n', '\r':
+			return true
+		}
+	}
+	return false
 }
 
 // llmMessage is a context message after the provider's transformation
@@ -80,53 +107,61 @@ type llmMessage struct {
 	key   any // cache key of the serialised form
 }
 
-// providerView applies Pi's transformMessages to a context: assistant
-// messages that failed or were aborted are skipped, and a tool call left
-// without result gets a "No result provided" error result before the next
-// assistant or user message.
-func providerView(msgs []session.ContextMessage, out []llmMessage, synth map[string]*session.Message) []llmMessage {
-	var pending []session.Block
-	have := map[string]bool{}
-	flush := func() {
-		for _, tc := range pending {
-			if !have[tc.ID] {
-				m := synth[tc.ID]
-				if m == nil {
-					m = &session.Message{Role: session.RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name, IsError: true,
-						Blocks: []session.Block{{Type: "text", Text: "No result provided"}}}
-					synth[tc.ID] = m
-				}
-				out = append(out, llmMessage{synth: m, key: m})
+// providerView applies Pi's transformMessages to a context, message by
+// message (so that a growing context is converted incrementally):
+// assistant messages that failed or were aborted are skipped, and a tool
+// call left without result gets a "No result provided" error result
+// before the next assistant or user message.
+type providerView struct {
+	pending []session.Block
+	have    map[string]bool
+	synth   map[string]*session.Message // shared cache of synthetic results
+}
+
+func (v *providerView) reset() {
+	v.pending = v.pending[:0]
+	clear(v.have)
+}
+
+// add appends the provider messages cm contributes to out.
+func (v *providerView) add(cm *session.ContextMessage, out []llmMessage) []llmMessage {
+	m := cm.Message
+	switch m.Role {
+	case session.RoleAssistant:
+		out = v.flush(out)
+		if m.StopReason == "error" || m.StopReason == "aborted" {
+			return out
+		}
+		for _, b := range m.Blocks {
+			if b.Type == "toolCall" {
+				v.pending = append(v.pending, b)
 			}
 		}
-		pending = pending[:0]
-		clear(have)
-	}
-	for i := range msgs {
-		cm := &msgs[i]
-		m := cm.Message
-		switch m.Role {
-		case session.RoleAssistant:
-			if len(pending) > 0 {
-				flush()
-			}
-			if m.StopReason == "error" || m.StopReason == "aborted" {
-				continue
-			}
-			for _, b := range m.Blocks {
-				if b.Type == "toolCall" {
-					pending = append(pending, b)
-				}
-			}
-		case session.RoleToolResult:
-			have[m.ToolCallID] = true
-		case session.RoleUser:
-			if len(pending) > 0 {
-				flush()
-			}
+	case session.RoleToolResult:
+		if v.have == nil {
+			v.have = map[string]bool{}
 		}
-		out = append(out, llmMessage{cm: cm, key: cm.Entry})
+		v.have[m.ToolCallID] = true
+	case session.RoleUser:
+		out = v.flush(out)
 	}
+	return append(out, llmMessage{cm: cm, key: cm.Entry})
+}
+
+func (v *providerView) flush(out []llmMessage) []llmMessage {
+	for _, tc := range v.pending {
+		if v.have[tc.ID] {
+			continue
+		}
+		m := v.synth[tc.ID]
+		if m == nil {
+			m = &session.Message{Role: session.RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name, IsError: true,
+				Blocks: []session.Block{{Type: "text", Text: "No result provided"}}}
+			v.synth[tc.ID] = m
+		}
+		out = append(out, llmMessage{synth: m, key: m})
+	}
+	v.reset()
 	return out
 }
 

@@ -43,20 +43,42 @@ func KeepAllSpec() StrategySpec {
 	return StrategySpec{Name: KeepAllName, New: func() Strategy { return KeepAll{} }}
 }
 
-// EngineStrategy drives a lifecycle engine.
+// EngineStrategy drives a lifecycle engine. The archived set is asked of
+// the engine again only after a decision that can change it.
 type EngineStrategy struct {
 	Engine *lifecycle.Engine
+	arch   map[string]string
+	dirty  bool
+}
+
+// NewEngineStrategy wraps an engine.
+func NewEngineStrategy(e *lifecycle.Engine) *EngineStrategy {
+	return &EngineStrategy{Engine: e, dirty: true}
 }
 
 // Observe hands the event to the engine.
-func (s EngineStrategy) Observe(ev lifecycle.Event) { _, _ = s.Engine.Apply(ev) }
+func (s *EngineStrategy) Observe(ev lifecycle.Event) {
+	ds, _ := s.Engine.Apply(ev)
+	for _, d := range ds {
+		switch d.Action {
+		case lifecycle.ActLoad, lifecycle.ActRun, lifecycle.ActTopic:
+		default:
+			s.dirty = true
+		}
+	}
+}
 
-// Archived is the engine's archived set.
-func (s EngineStrategy) Archived() map[string]string { return s.Engine.Archived() }
+// Archived is the engine's archived set (shared; do not modify).
+func (s *EngineStrategy) Archived() map[string]string {
+	if s.dirty {
+		s.arch, s.dirty = s.Engine.Archived(), false
+	}
+	return s.arch
+}
 
 // EngineSpec is a strategy running the engine with cfg over cat.
 func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
-	return StrategySpec{Name: name, New: func() Strategy { return EngineStrategy{lifecycle.New(cat, cfg)} }}
+	return StrategySpec{Name: name, New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
 }
 
 // LoadConfigFile reads a skill-lifecycle.json file as the only

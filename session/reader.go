@@ -3,12 +3,11 @@ package session
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -41,6 +40,7 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 	}
 	s := &Session{Path: name}
 	lr := lineReader{r: bufio.NewReaderSize(r, 256<<10), max: max}
+	var jp jparser
 	var (
 		sawFirst   bool
 		v1Index    []*Entry // v1/v2 migration: parsed entry index -> entry (index 0 = header)
@@ -64,26 +64,31 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 			}
 			continue
 		}
-		var w wireEntry
-		if err := json.Unmarshal(line, &w); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				code, msg := CodeBadJSON, "not valid JSON, line skipped: "+err.Error()
-				if eof && lr.noNewline {
-					code, msg = CodeTruncated, "last line is cut short, skipped: "+err.Error()
-				}
-				s.diag(lr.line, code, msg)
-				if eof {
-					break
-				}
-				continue
+		v, err := jp.parse(string(line))
+		if err != nil || v.kind != jObj {
+			code, msg := CodeBadJSON, "not a JSON object, line skipped"
+			if err != nil {
+				msg = "not valid JSON, line skipped: " + err.Error()
 			}
-			s.diag(lr.line, CodeBadField, fmt.Sprintf("field %q has the wrong type (%s), ignored", te.Field, te.Value))
+			if eof && lr.noNewline {
+				code, msg = CodeTruncated, "last line is cut short, skipped"
+				if err != nil {
+					msg += ": " + err.Error()
+				}
+			}
+			s.diag(lr.line, code, msg)
+			if eof {
+				break
+			}
+			continue
 		}
+		f := fields{v: &v}
+		typ := f.str("type")
 		if !sawFirst {
 			sawFirst = true
-			if w.Type == "session" {
-				s.Header = headerFrom(&w, lr.line)
+			if typ == "session" {
+				s.Header = headerFrom(&f, lr.line)
+				s.noteBad(&f, lr.line)
 				v1Index = append(v1Index, nil)
 				if eof {
 					break
@@ -94,18 +99,21 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 			s.Header.Version = 0
 			v1Index = append(v1Index, nil) // keep indexes aligned as if a header were there
 		}
-		if w.Type == "session" {
+		if typ == "session" {
 			s.diag(lr.line, CodeUnknownType, "a second session header, ignored")
 			if eof {
 				break
 			}
 			continue
 		}
-		e := s.entryFrom(&w, line, lr.line)
+		e := s.entryFrom(&f, typ, lr.line)
 		v1Index = append(v1Index, e)
-		if w.FirstKeptEntryIndex != nil && w.FirstKeptEntryID == nil {
-			pendingIdx = append(pendingIdx, pendingCompaction{e, *w.FirstKeptEntryIndex})
+		if typ == TypeCompaction && e.FirstKeptEntryID == "" {
+			if idx, ok := f.num("firstKeptEntryIndex"); ok {
+				pendingIdx = append(pendingIdx, pendingCompaction{e, int(idx)})
+			}
 		}
+		s.noteBad(&f, lr.line)
 		s.Entries = append(s.Entries, e)
 		if eof {
 			break
@@ -189,242 +197,162 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// wireEntry is a line as written; fields of every entry type share it.
-type wireEntry struct {
-	Type      string          `json:"type"`
-	Version   *float64        `json:"version"`
-	ID        *string         `json:"id"`
-	ParentID  *string         `json:"parentId"`
-	Timestamp json.RawMessage `json:"timestamp"`
-
-	Cwd           string `json:"cwd"`
-	ParentSession string `json:"parentSession"`
-	Provider      string `json:"provider"`
-	ModelID       string `json:"modelId"`
-	ThinkingLevel string `json:"thinkingLevel"`
-
-	Message *wireMessage `json:"message"`
-
-	Summary             string   `json:"summary"`
-	FirstKeptEntryID    *string  `json:"firstKeptEntryId"`
-	FirstKeptEntryIndex *int     `json:"firstKeptEntryIndex"`
-	TokensBefore        float64  `json:"tokensBefore"`
-	FromID              string   `json:"fromId"`
-	CustomType          string   `json:"customType"`
-	Content             rawBytes `json:"content"`
-	Display             bool     `json:"display"`
-	TargetID            string   `json:"targetId"`
-	Label               string   `json:"label"`
-	Name                string   `json:"name"`
-}
-
-type wireMessage struct {
-	Role               string       `json:"role"`
-	Content            wireContent  `json:"content"`
-	ToolCallID         string       `json:"toolCallId"`
-	ToolName           string       `json:"toolName"`
-	IsError            bool         `json:"isError"`
-	API                string       `json:"api"`
-	Provider           string       `json:"provider"`
-	Model              string       `json:"model"`
-	Usage              *wireUsage   `json:"usage"`
-	StopReason         string       `json:"stopReason"`
-	ErrorMessage       string       `json:"errorMessage"`
-	Command            string       `json:"command"`
-	Output             string       `json:"output"`
-	ExitCode           *json.Number `json:"exitCode"`
-	Cancelled          bool         `json:"cancelled"`
-	Truncated          bool         `json:"truncated"`
-	FullOutputPath     string       `json:"fullOutputPath"`
-	ExcludeFromContext bool         `json:"excludeFromContext"`
-	CustomType         string       `json:"customType"`
-	Display            bool         `json:"display"`
-	Timestamp          float64      `json:"timestamp"`
-}
-
-type wireUsage struct {
-	Input       float64   `json:"input"`
-	Output      float64   `json:"output"`
-	CacheRead   float64   `json:"cacheRead"`
-	CacheWrite  float64   `json:"cacheWrite"`
-	TotalTokens float64   `json:"totalTokens"`
-	Cost        *wireCost `json:"cost"`
-}
-
-type wireCost struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cacheRead"`
-	CacheWrite float64 `json:"cacheWrite"`
-	Total      float64 `json:"total"`
-}
-
-type wireBlock struct {
-	Type              string          `json:"type"`
-	Text              string          `json:"text"`
-	Thinking          string          `json:"thinking"`
-	ThinkingSignature string          `json:"thinkingSignature"`
-	Redacted          bool            `json:"redacted"`
-	ID                string          `json:"id"`
-	Name              string          `json:"name"`
-	Arguments         json.RawMessage `json:"arguments"`
-	Data              string          `json:"data"`
-	MimeType          string          `json:"mimeType"`
-}
-
-// rawBytes keeps a field's JSON as written (a copy).
-type rawBytes []byte
-
-func (r *rawBytes) UnmarshalJSON(b []byte) error {
-	*r = append((*r)[:0], b...)
-	return nil
-}
-
-// wireContent keeps the raw content and decodes its blocks in one go.
-type wireContent struct {
-	raw    json.RawMessage
-	blocks []Block
-	err    error
-}
-
-func (c *wireContent) UnmarshalJSON(b []byte) error {
-	c.raw = append(json.RawMessage(nil), b...)
-	c.blocks, c.err = decodeBlocks(b)
-	return nil
-}
-
-func decodeBlocks(b []byte) ([]Block, error) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || string(b) == "null" {
-		return nil, nil
+func (s *Session) noteBad(f *fields, line int) {
+	if f.bad != "" {
+		s.diag(line, CodeBadField, f.bad+"; ignored")
+		f.bad = ""
 	}
-	if b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, err
-		}
-		return []Block{{Type: "text", Text: s}}, nil
-	}
-	var ws []wireBlock
-	if err := json.Unmarshal(b, &ws); err != nil {
-		return nil, err
-	}
-	out := make([]Block, len(ws))
-	for i := range ws {
-		w := &ws[i]
-		out[i] = Block{Type: w.Type, Text: w.Text, Thinking: w.Thinking, ThinkingSignature: w.ThinkingSignature,
-			Redacted: w.Redacted, ID: w.ID, Name: w.Name, Arguments: w.Arguments, Data: w.Data, MimeType: w.MimeType}
-	}
-	return out, nil
 }
 
-func headerFrom(w *wireEntry, line int) Header {
-	h := Header{Version: 1, Cwd: w.Cwd, ParentSession: w.ParentSession, Provider: w.Provider,
-		ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel, Line: line}
-	if w.Version != nil {
-		h.Version = int(*w.Version)
+func headerFrom(f *fields, line int) Header {
+	h := Header{Version: 1, Cwd: f.str("cwd"), ParentSession: f.str("parentSession"), Provider: f.str("provider"),
+		ModelID: f.str("modelId"), ThinkingLevel: f.str("thinkingLevel"), Line: line, ID: f.str("id")}
+	if v, ok := f.num("version"); ok {
+		h.Version = int(v)
 	}
-	if w.ID != nil {
-		h.ID = *w.ID
-	}
-	if ts, ok := stringTimestamp(w.Timestamp); ok {
-		h.Timestamp = ts
+	if x, ok := f.v.get("timestamp"); ok && x.kind == jStr {
+		h.Timestamp = x.s
 	}
 	return h
 }
 
-func stringTimestamp(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
 // parseTimestamp reads an ISO string or a number of Unix milliseconds.
-func parseTimestamp(raw json.RawMessage) time.Time {
-	if len(raw) == 0 {
-		return time.Time{}
-	}
-	if s, ok := stringTimestamp(raw); ok {
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+func parseTimestamp(x *jval) time.Time {
+	switch x.kind {
+	case jStr:
+		if t, err := time.Parse(time.RFC3339Nano, x.s); err == nil {
 			return t
 		}
-		return time.Time{}
-	}
-	if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-		return time.UnixMilli(int64(f)).UTC()
+	case jNum:
+		if f, err := strconv.ParseFloat(x.s, 64); err == nil {
+			return time.UnixMilli(int64(f)).UTC()
+		}
 	}
 	return time.Time{}
 }
 
-func (s *Session) entryFrom(w *wireEntry, line []byte, lineNo int) *Entry {
-	e := &Entry{Type: w.Type, Line: lineNo, Timestamp: parseTimestamp(w.Timestamp)}
-	if w.ID != nil {
-		e.ID = *w.ID
+func (s *Session) entryFrom(f *fields, typ string, lineNo int) *Entry {
+	e := &Entry{Type: typ, Line: lineNo, ID: f.str("id"), ParentID: f.str("parentId")}
+	if x, ok := f.v.get("timestamp"); ok {
+		e.Timestamp = parseTimestamp(x)
 	}
-	if w.ParentID != nil {
-		e.ParentID = *w.ParentID
-	}
-	switch w.Type {
+	switch typ {
 	case TypeMessage:
-		if w.Message == nil {
+		mv := f.obj("message")
+		if mv == nil {
 			s.diag(lineNo, CodeBadField, "message entry without a message, ignored in context")
 			break
 		}
-		e.Message = messageFrom(w.Message)
-		if w.Message.Content.err != nil {
-			s.diag(lineNo, CodeBadField, "message content not understood ("+w.Message.Content.err.Error()+"); kept raw")
+		mf := fields{v: mv}
+		var err error
+		e.Message, err = messageFrom(&mf)
+		if err != nil {
+			s.diag(lineNo, CodeBadField, "message content not understood ("+err.Error()+"); kept raw")
+		}
+		if mf.bad != "" {
+			s.diag(lineNo, CodeBadField, "message: "+mf.bad+"; ignored")
 		}
 		if e.Timestamp.IsZero() && e.Message.Timestamp > 0 {
 			e.Timestamp = time.UnixMilli(e.Message.Timestamp).UTC()
 		}
 	case TypeCompaction:
-		e.Summary, e.TokensBefore = w.Summary, int(w.TokensBefore)
-		if w.FirstKeptEntryID != nil {
-			e.FirstKeptEntryID = *w.FirstKeptEntryID
-		}
+		e.Summary = f.str("summary")
+		n, _ := f.num("tokensBefore")
+		e.TokensBefore = int(n)
+		e.FirstKeptEntryID = f.str("firstKeptEntryId")
 	case TypeBranchSummary:
-		e.Summary, e.FromID = w.Summary, w.FromID
+		e.Summary, e.FromID = f.str("summary"), f.str("fromId")
 	case TypeCustomMessage, TypeCustom:
-		e.CustomType, e.Content, e.Display = w.CustomType, json.RawMessage(w.Content), w.Display
+		e.CustomType, e.Display = f.str("customType"), f.boolean("display")
+		if x, ok := f.v.get("content"); ok {
+			e.Content = x.raw
+		}
 	case TypeModelChange:
-		e.Provider, e.ModelID = w.Provider, w.ModelID
+		e.Provider, e.ModelID = f.str("provider"), f.str("modelId")
 	case TypeThinkingLevelChange:
-		e.ThinkingLevel = w.ThinkingLevel
+		e.ThinkingLevel = f.str("thinkingLevel")
 	case TypeLabel:
-		e.TargetID, e.Label = w.TargetID, w.Label
+		e.TargetID, e.Label = f.str("targetId"), f.str("label")
 	case TypeSessionInfo:
-		e.Name = w.Name
+		e.Name = f.str("name")
 	default:
-		e.Raw = append(json.RawMessage(nil), line...)
-		s.diag(lineNo, CodeUnknownType, fmt.Sprintf("entry type %q kept but not used", w.Type))
+		e.Raw = f.v.raw
+		s.diag(lineNo, CodeUnknownType, fmt.Sprintf("entry type %q kept but not used", typ))
 	}
 	return e
 }
 
-func messageFrom(w *wireMessage) *Message {
-	m := &Message{Role: w.Role, Content: w.Content.raw, Blocks: w.Content.blocks,
-		ToolCallID: w.ToolCallID, ToolName: w.ToolName, IsError: w.IsError,
-		API: w.API, Provider: w.Provider, Model: w.Model, StopReason: w.StopReason, ErrorMessage: w.ErrorMessage,
-		Command: w.Command, Output: w.Output, Cancelled: w.Cancelled, Truncated: w.Truncated,
-		FullOutputPath: w.FullOutputPath, ExcludeFromContext: w.ExcludeFromContext,
-		CustomType: w.CustomType, Display: w.Display, Timestamp: int64(w.Timestamp)}
-	if w.ExitCode != nil {
-		if n, err := strconv.Atoi(string(*w.ExitCode)); err == nil {
-			m.ExitCode = &n
-		}
+func messageFrom(f *fields) (*Message, error) {
+	m := &Message{Role: f.str("role"), ToolCallID: f.str("toolCallId"), ToolName: f.str("toolName"), IsError: f.boolean("isError"),
+		API: f.str("api"), Provider: f.str("provider"), Model: f.str("model"), StopReason: f.str("stopReason"),
+		ErrorMessage: f.str("errorMessage"), Command: f.str("command"), Output: f.str("output"),
+		Cancelled: f.boolean("cancelled"), Truncated: f.boolean("truncated"), FullOutputPath: f.str("fullOutputPath"),
+		ExcludeFromContext: f.boolean("excludeFromContext"), CustomType: f.str("customType"), Display: f.boolean("display")}
+	if ts, ok := f.num("timestamp"); ok {
+		m.Timestamp = int64(ts)
 	}
-	if u := w.Usage; u != nil {
-		m.Usage = &Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead),
-			CacheWrite: int(u.CacheWrite), TotalTokens: int(u.TotalTokens)}
-		if c := u.Cost; c != nil {
+	if n, ok := f.num("exitCode"); ok {
+		c := int(n)
+		m.ExitCode = &c
+	}
+	if uv := f.obj("usage"); uv != nil {
+		uf := fields{v: uv}
+		num := func(k string) int { n, _ := uf.num(k); return int(n) }
+		m.Usage = &Usage{Input: num("input"), Output: num("output"), CacheRead: num("cacheRead"),
+			CacheWrite: num("cacheWrite"), TotalTokens: num("totalTokens")}
+		if cv := uf.obj("cost"); cv != nil {
+			cf := fields{v: cv}
+			fl := func(k string) float64 { n, _ := cf.num(k); return n }
 			m.Usage.HasCost = true
-			m.Usage.Cost = Cost{Input: c.Input, Output: c.Output, CacheRead: c.CacheRead, CacheWrite: c.CacheWrite, Total: c.Total}
+			m.Usage.Cost = Cost{Input: fl("input"), Output: fl("output"), CacheRead: fl("cacheRead"), CacheWrite: fl("cacheWrite"), Total: fl("total")}
 		}
 	}
-	return m
+	var err error
+	if cv, ok := f.v.get("content"); ok {
+		m.Content = cv.raw
+		m.Blocks, err = blocksOf(cv)
+	}
+	return m, err
+}
+
+// blocksOf decodes content: a string is one text block; an array holds
+// blocks; anything else is an error (the raw content is kept).
+func blocksOf(v *jval) ([]Block, error) {
+	switch v.kind {
+	case jNull:
+		return nil, nil
+	case jStr:
+		return []Block{{Type: "text", Text: v.s}}, nil
+	case jArr:
+	default:
+		return nil, fmt.Errorf("content is a %s", v.kind)
+	}
+	out := make([]Block, 0, len(v.kids))
+	for i := range v.kids {
+		bv := &v.kids[i]
+		if bv.kind != jObj {
+			return out, fmt.Errorf("content block %d is a %s", i, bv.kind)
+		}
+		bf := fields{v: bv}
+		b := Block{Type: bf.str("type"), Text: bf.str("text"), Thinking: bf.str("thinking"),
+			ThinkingSignature: bf.str("thinkingSignature"), Redacted: bf.boolean("redacted"),
+			ID: bf.str("id"), Name: bf.str("name"), Data: bf.str("data"), MimeType: bf.str("mimeType")}
+		if a, ok := bv.get("arguments"); ok {
+			b.Arguments = a.raw
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// decodeBlocks parses raw content (a custom message's).
+func decodeBlocks(raw string) ([]Block, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	v, err := parseJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	return blocksOf(&v)
 }

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -65,7 +64,7 @@ type Entry struct {
 
 	// TypeCustomMessage and TypeCustom.
 	CustomType string
-	Content    json.RawMessage // custom_message content, raw
+	Content    string // custom_message content: its JSON as written
 	Display    bool
 
 	// TypeModelChange.
@@ -79,7 +78,7 @@ type Entry struct {
 
 	// Raw is the whole line, kept only for entry types this package does
 	// not know.
-	Raw json.RawMessage
+	Raw string
 }
 
 // Message is the AgentMessage of a message entry. Content keeps the raw
@@ -87,7 +86,7 @@ type Entry struct {
 // form (a string content becomes one text block).
 type Message struct {
 	Role    string
-	Content json.RawMessage
+	Content string // raw JSON as written
 	Blocks  []Block
 
 	// toolResult
@@ -125,13 +124,10 @@ type Block struct {
 	ThinkingSignature string
 	Redacted          bool
 
-	ID, Name  string          // toolCall
-	Arguments json.RawMessage // toolCall, raw JSON as written
+	ID, Name  string // toolCall
+	Arguments string // toolCall: the arguments' JSON as written
 
 	Data, MimeType string // image
-
-	// Raw keeps a block of unknown type as written.
-	Raw json.RawMessage
 }
 
 // Usage is the provider usage recorded on an assistant message.

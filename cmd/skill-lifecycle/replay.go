@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -139,18 +140,27 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var done int64
 	failed := 0
-	for _, f := range files {
-		if err := r.AddFile(f.path); err != nil {
+	paths := make([]string, len(files))
+	sizes := map[string]int64{}
+	for i, f := range files {
+		paths[i] = f.path
+		sizes[f.path] = f.size
+	}
+	// Sessions are small and short-lived; collecting less often saves CPU
+	// while memory stays bounded by two sessions.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	r.AddFiles(paths, func(file string, err error) {
+		if err != nil {
 			fmt.Fprintf(stderr, "replay: %v\n", err)
 			failed++
 		}
-		r.AddBytes(f.size)
-		done += f.size
+		r.AddBytes(sizes[file])
+		done += sizes[file]
 		if progress {
 			el := time.Since(start).Seconds()
 			fmt.Fprintf(stderr, "\rreplay: %d/%d MB, %.0f MB/s   ", done>>20, total>>20, float64(done)/1e6/max(el, 1e-9))
 		}
-	}
+	})
 	if progress {
 		fmt.Fprintln(stderr)
 	}

@@ -65,15 +65,27 @@ func same(a, b *Segment) bool {
 // b: whole equal segments, then the common prefix of the first differing
 // pair when both carry their text. It costs O(segments) plus the length of
 // that one common prefix.
-func CommonPrefix(a, b []Segment) int {
+func CommonPrefix(a, b []Segment) int { return CommonPrefixSplit(a, nil, b, nil) }
+
+// CommonPrefixSplit is CommonPrefix of the concatenations a+aTail and
+// b+bTail, without building them.
+func CommonPrefixSplit(a, aTail, b, bTail []Segment) int {
+	at := func(s, tail []Segment, i int) *Segment {
+		if i < len(s) {
+			return &s[i]
+		}
+		return &tail[i-len(s)]
+	}
+	na, nb := len(a)+len(aTail), len(b)+len(bTail)
 	n := 0
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if same(&a[i], &b[i]) {
-			n += a[i].Len
+	for i := 0; i < na && i < nb; i++ {
+		x, y := at(a, aTail, i), at(b, bTail, i)
+		if same(x, y) {
+			n += x.Len
 			continue
 		}
-		if a[i].Text != "" && b[i].Text != "" {
-			n += textPrefix(a[i].Text, b[i].Text)
+		if x.Text != "" && y.Text != "" {
+			n += textPrefix(x.Text, y.Text)
 		}
 		break
 	}
@@ -229,9 +241,14 @@ func (t *Table) ModelNames() []string {
 
 // Request is one model request to price.
 type Request struct {
-	Time              time.Time // when it was sent; zero = unknown (no expiry applied)
-	Provider, Model   string
-	Segments          []Segment
+	Time            time.Time // when it was sent; zero = unknown (no expiry applied)
+	Provider, Model string
+	Segments        []Segment
+	// Tail follows Segments. Keeping the last segments apart lets a caller
+	// reuse one growing Segments slice across requests: the meter keeps
+	// both until the next call, and the caller must only append to
+	// Segments (never overwrite what an earlier request covered).
+	Tail              []Segment
 	OutputTokens      int
 	ExtraPromptTokens int // tokens outside the segments, added to the written part (e.g. images)
 }
@@ -305,6 +322,7 @@ func (t *Totals) Add(c Cost) {
 type Meter struct {
 	opts      Options
 	prev      []Segment
+	prevTail  []Segment
 	prevLen   int
 	prevTime  time.Time
 	prevModel string
@@ -327,7 +345,7 @@ func NewMeter(opts Options) *Meter {
 }
 
 // Reset makes the cache cold (e.g. a new session).
-func (m *Meter) Reset() { m.started = false; m.prev = nil }
+func (m *Meter) Reset() { m.started = false; m.prev, m.prevTail = nil, nil }
 
 // Tokens converts a prompt length in characters to tokens.
 func (m *Meter) Tokens(chars int) int { return int(math.Ceil(float64(chars) / m.opts.CharsPerToken)) }
@@ -335,7 +353,7 @@ func (m *Meter) Tokens(chars int) int { return int(math.Ceil(float64(chars) / m.
 // Price prices r against the previous request and remembers r. The
 // segments are kept (not copied) until the next call.
 func (m *Meter) Price(r Request) Cost {
-	c := Cost{PromptChars: Length(r.Segments), OutputTokens: r.OutputTokens}
+	c := Cost{PromptChars: Length(r.Segments) + Length(r.Tail), OutputTokens: r.OutputTokens}
 	model := r.Provider + "/" + r.Model
 	switch {
 	case !m.started:
@@ -346,7 +364,7 @@ func (m *Meter) Price(r Request) Cost {
 		c.Cold = ColdExpiry
 	}
 	if m.started {
-		c.PrefixChars = CommonPrefix(m.prev, r.Segments)
+		c.PrefixChars = CommonPrefixSplit(m.prev, m.prevTail, r.Segments, r.Tail)
 	}
 	cpt := m.opts.CharsPerToken
 	c.PromptTokens = int(math.Ceil(float64(c.PromptChars)/cpt)) + r.ExtraPromptTokens
@@ -365,6 +383,6 @@ func (m *Meter) Price(r Request) Cost {
 	c.Output = float64(c.OutputTokens) * p.Output / 1e6
 	c.Total = c.CacheRead + c.CacheWrite + c.Output
 	m.Totals.Add(c)
-	m.prev, m.prevLen, m.prevTime, m.prevModel, m.started = r.Segments, c.PromptChars, r.Time, model, true
+	m.prev, m.prevTail, m.prevLen, m.prevTime, m.prevModel, m.started = r.Segments, r.Tail, c.PromptChars, r.Time, model, true
 	return c
 }

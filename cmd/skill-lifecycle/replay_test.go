@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReplayCommand(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tight.json")
+	if err := os.WriteFile(cfg, []byte(`{"minKeep": 0, "topK": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"topK": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prices := filepath.Join(dir, "prices.json")
+	if err := os.WriteFile(prices, []byte(`{"default": {"input": 1, "output": 2}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "r.html")
+	td := filepath.Join("..", "..", "testdata", "replay")
+
+	var out, errb bytes.Buffer
+	code := run([]string{"replay", "--json", "--prices", prices, "--config", "tight=" + cfg, "--html", html, "--all-branches", td}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep struct {
+		Strategies []struct {
+			Name     string  `json:"name"`
+			Requests int     `json:"requests"`
+			CostPct  float64 `json:"costPct"`
+			Sessions int     `json:"sessions"`
+		} `json:"strategies"`
+		Files int `json:"files"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out.String())
+	}
+	var names []string
+	for _, s := range rep.Strategies {
+		names = append(names, s.Name)
+	}
+	if d := cmp.Diff([]string{"keep-all", "defaults", "tight"}, names); d != "" {
+		t.Errorf("strategies (-want +got):\n%s", d)
+	}
+	if rep.Files != 5 || rep.Strategies[0].CostPct != 100 || rep.Strategies[0].Sessions != 6 {
+		t.Errorf("report %+v", rep)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil || !bytes.Contains(page, []byte("<svg")) || !bytes.Contains(page, []byte("<polyline")) || bytes.Contains(page, []byte("<script")) {
+		t.Errorf("html report: %v, %d bytes", err, len(page))
+	}
+
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"replay", td}, &out, &errb); code != 0 || !strings.Contains(out.String(), "keep-all") || !strings.Contains(out.String(), "orphan uses") {
+		t.Errorf("table: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+
+	usage := []struct {
+		name string
+		args []string
+	}{
+		{"no files", []string{"replay"}},
+		{"bad config", []string{"replay", "--config", "x=" + bad, td}},
+		{"config without name", []string{"replay", "--config", cfg, td}},
+		{"duplicate name", []string{"replay", "--config", "defaults=" + cfg, td}},
+		{"missing file", []string{"replay", filepath.Join(dir, "nope.jsonl")}},
+		{"bad prices", []string{"replay", "--prices", bad, td}},
+		{"negative ttl", []string{"replay", "--cache-ttl", "-1s", td}},
+		{"empty folder", []string{"replay", t.TempDir()}},
+	}
+	for _, u := range usage {
+		out.Reset()
+		errb.Reset()
+		if code := run(u.args, &out, &errb); code != 2 || errb.Len() == 0 {
+			t.Errorf("%s: exit %d, stderr %q", u.name, code, errb.String())
+		}
+	}
+}

@@ -1,0 +1,359 @@
+package replay
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/session"
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+func testdata(name string) string { return filepath.Join(repoRoot(), "testdata", "replay", name) }
+
+// Hand-serialised messages of testdata/replay, as the scripted provider
+// measures them (each with its leading comma).
+const (
+	sU1   = `,{"role":"user","content":[{"type":"text","text":"hi"}]}`
+	sA1   = `,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"/p/.agents/skills/alpha/SKILL.md\"}"}}]}`
+	sR1   = `,{"role":"tool","content":"ALPHA BODY","tool_call_id":"c1"}`
+	sA2   = `,{"role":"assistant","content":"done"}`
+	sU2   = `,{"role":"user","content":[{"type":"text","text":"next"}]}`
+	sA3   = `,{"role":"assistant","content":"ok"}`
+	sU3   = `,{"role":"user","content":[{"type":"text","text":"switch"}]}`
+	trail = `]`
+)
+
+func n(parts ...string) int {
+	t := 0
+	for _, p := range parts {
+		t += utf8.RuneCountInString(p)
+	}
+	return t
+}
+
+func ceil4(chars int) int  { return (chars + 3) / 4 }
+func floor4(chars int) int { return chars / 4 }
+
+// prices: input 1 USD per million tokens (read 0.1, write 1.25), output 2.
+func testPrices() *pricing.Table {
+	t := pricing.NewTable()
+	t.Default = pricing.Prices{Input: 1, Output: 2}
+	return t
+}
+
+type req struct{ prompt, read int }
+
+func expectCost(reqs []req, outTokens int) (cost float64, read, write int) {
+	for _, r := range reqs {
+		read += r.read
+		write += r.prompt - r.read
+	}
+	return (float64(read)*0.1 + float64(write)*1.25 + float64(outTokens)*2) / 1e6, read, write
+}
+
+func run(t *testing.T, opts Options, files ...string) *Report {
+	t.Helper()
+	if opts.Prices == nil {
+		opts.Prices = testPrices()
+	}
+	opts.Series = true
+	r := NewRunner(opts)
+	for _, f := range files {
+		if err := r.AddFile(testdata(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := r.Report()
+	if len(rep.Diagnostics) > 0 {
+		t.Fatalf("diagnostics: %v", rep.Diagnostics)
+	}
+	return rep
+}
+
+func tokens(rep *Report, strategy int) []int {
+	var out []int
+	for _, p := range rep.Series[strategy] {
+		out = append(out, p.Tokens)
+	}
+	return out
+}
+
+func approxEq(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+func TestCacheSplitGapAndModelSwitch(t *testing.T) {
+	// No recorded prompt usage: header 0, 4 characters a token.
+	l1 := n(sU1, trail)
+	l2 := n(sU1, sA1, sR1, trail)
+	l3 := n(sU1, sA1, sR1, sA2, sU2, trail)
+	l4 := n(sU1, sA1, sR1, sA2, sU2, sA3, sU3, trail)
+	tests := []struct {
+		name string
+		ttl  time.Duration
+		reqs []req
+		cold int
+	}{
+		{
+			// a2 comes 1 minute after a1: it reads u1 from the cache. a3
+			// comes 10 minutes later: past 5 minutes, cold. a4 switches
+			// model: cold.
+			name: "5 minute lifetime",
+			ttl:  5 * time.Minute,
+			reqs: []req{{ceil4(l1), 0}, {ceil4(l2), floor4(n(sU1))}, {ceil4(l3), 0}, {ceil4(l4), 0}},
+			cold: 3,
+		},
+		{
+			// Without a lifetime the 10-minute gap keeps the cache warm;
+			// the model switch still makes it cold.
+			name: "no lifetime",
+			ttl:  0,
+			reqs: []req{{ceil4(l1), 0}, {ceil4(l2), floor4(n(sU1))}, {ceil4(l3), floor4(n(sU1, sA1, sR1))}, {ceil4(l4), 0}},
+			cold: 2,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := run(t, Options{TTL: tc.ttl}, "cache.jsonl")
+			ka := rep.Strategies[0]
+			cost, read, write := expectCost(tc.reqs, 4*5)
+			var wantTok []int
+			for _, r := range tc.reqs {
+				wantTok = append(wantTok, r.prompt)
+			}
+			if d := cmp.Diff(wantTok, tokens(rep, 0)); d != "" {
+				t.Errorf("prompt tokens per request (-want +got):\n%s", d)
+			}
+			got := []int{ka.Requests, ka.CacheReadTokens, ka.CacheWriteTokens, ka.ColdRequests, ka.OutputTokens}
+			if d := cmp.Diff([]int{4, read, write, tc.cold, 20}, got); d != "" {
+				t.Errorf("requests, read, write, cold, output (-want +got):\n%s", d)
+			}
+			if !approxEq(ka.CostUSD, cost) {
+				t.Errorf("cost %.12f, want %.12f", ka.CostUSD, cost)
+			}
+		})
+	}
+}
+
+func TestCompactionChangesContext(t *testing.T) {
+	const (
+		a1  = `,{"role":"assistant","content":"one"}`
+		u2  = `,{"role":"user","content":[{"type":"text","text":"more"}]}`
+		a2  = `,{"role":"assistant","content":"two"}`
+		sum = `,{"role":"user","content":[{"type":"text","text":"The conversation history before this point was compacted into the following summary:\n\n<summary>\nSUM\n</summary>"}]}`
+		u3  = `,{"role":"user","content":[{"type":"text","text":"again"}]}`
+		// the summary and "hi" share the start of a user message
+		shared = `,{"role":"user","content":[{"type":"text","text":"`
+	)
+	rep := run(t, Options{}, "compaction.jsonl")
+	// sum's JSON escapes its newlines: count them as written above, where
+	// \n is two characters.
+	l3 := n(sum, u2, a2, u3, trail)
+	reqs := []req{
+		{ceil4(n(sU1, trail)), 0},
+		// the previous request ended with "]" where this one has a1
+		{ceil4(n(sU1, a1, u2, trail)), floor4(n(sU1))},
+		{ceil4(l3), floor4(n(shared))},
+	}
+	var want []int
+	for _, r := range reqs {
+		want = append(want, r.prompt)
+	}
+	if d := cmp.Diff(want, tokens(rep, 0)); d != "" {
+		t.Errorf("prompt tokens (-want +got):\n%s", d)
+	}
+	cost, read, _ := expectCost(reqs, 15)
+	ka := rep.Strategies[0]
+	if ka.CacheReadTokens != read || !approxEq(ka.CostUSD, cost) {
+		t.Errorf("read %d cost %.12f, want %d %.12f", ka.CacheReadTokens, ka.CostUSD, read, cost)
+	}
+}
+
+func TestBranches(t *testing.T) {
+	const (
+		a1  = `,{"role":"assistant","content":"one"}`
+		u2a = `,{"role":"user","content":[{"type":"text","text":"left"}]}`
+		bs  = `,{"role":"user","content":[{"type":"text","text":"The following is a summary of a branch that this conversation came back from:\n\n<summary>\nwent left</summary>"}]}`
+		u2b = `,{"role":"user","content":[{"type":"text","text":"right"}]}`
+	)
+	right := []int{ceil4(n(sU1, trail)), ceil4(n(sU1, a1, bs, u2b, trail))}
+	left := []int{ceil4(n(sU1, trail)), ceil4(n(sU1, a1, u2a, trail))}
+	tests := []struct {
+		all      bool
+		want     []int
+		sessions int
+	}{
+		{false, right, 1},
+		{true, append(append([]int{}, left...), right...), 2},
+	}
+	for _, tc := range tests {
+		rep := run(t, Options{AllBranches: tc.all}, "branches.jsonl")
+		if d := cmp.Diff(tc.want, tokens(rep, 0)); d != "" {
+			t.Errorf("all=%v: prompt tokens (-want +got):\n%s", tc.all, d)
+		}
+		if s := rep.Strategies[0].Sessions; s != tc.sessions {
+			t.Errorf("all=%v: %d branches replayed, want %d", tc.all, s, tc.sessions)
+		}
+	}
+}
+
+// scripted archives the first load when the second prompt arrives; a
+// later copy of the same skill stays live.
+type scripted struct {
+	prompts int
+	first   string
+	loads   map[string]string // id -> skill
+	arch    map[string]string
+}
+
+func (s *scripted) Observe(ev lifecycle.Event) {
+	switch ev.Type {
+	case lifecycle.EvPrompt:
+		s.prompts++
+		if s.prompts == 2 && s.first != "" {
+			s.arch = map[string]string{s.first: "[archived " + s.loads[s.first] + "]"}
+		}
+	case lifecycle.EvLoad:
+		if s.loads == nil {
+			s.loads = map[string]string{}
+		}
+		if s.first == "" {
+			s.first = ev.Load.ID
+		}
+		s.loads[ev.Load.ID] = ev.Load.Skill
+	}
+}
+
+func (s *scripted) Archived() map[string]string { return s.arch }
+
+func TestArchiveOrphanUseAndReload(t *testing.T) {
+	spec := StrategySpec{Name: "scripted", New: func() Strategy { return &scripted{} }}
+	rep := run(t, Options{Strategies: []StrategySpec{spec}}, "orphan.jsonl")
+	ka, sc := rep.Strategies[0], rep.Strategies[1]
+	got := [][]int{{ka.Requests, ka.OrphanUses, ka.Reloads, ka.Archives}, {sc.Requests, sc.OrphanUses, sc.Reloads, sc.Archives}}
+	// The scripted strategy archives alpha at the second prompt; the
+	// next tool call reads a file in alpha's folder: one orphan use, and
+	// a reload request before it.
+	want := [][]int{{4, 0, 0, 0}, {5, 1, 1, 1}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("requests, orphans, reloads, archives (-want +got):\n%s", d)
+	}
+	const (
+		u1   = `,{"role":"user","content":[{"type":"text","text":"load alpha"}]}`
+		a2   = `,{"role":"assistant","content":"done"}`
+		u2   = `,{"role":"user","content":[{"type":"text","text":"other topic"}]}`
+		ph   = `,{"role":"tool","content":"[archived alpha]","tool_call_id":"c1"}`
+		call = `,{"role":"assistant","content":null,"tool_calls":[{"id":"skill-lifecycle-reload-1","type":"function","function":{"name":"read","arguments":"{\"path\":\"/p/.agents/skills/alpha/SKILL.md\"}"}}]}`
+		body = `,{"role":"tool","content":"ALPHA BODY","tool_call_id":"skill-lifecycle-reload-1"}`
+	)
+	wantTok := []int{
+		ceil4(n(u1, trail)),
+		ceil4(n(u1, sA1, sR1, trail)),
+		ceil4(n(u1, sA1, ph, a2, u2, trail)),             // the reload request
+		ceil4(n(u1, sA1, ph, a2, u2, call, body, trail)), // a3, after the reload
+	}
+	if d := cmp.Diff(wantTok, tokens(rep, 1)[:4]); d != "" {
+		t.Errorf("scripted prompt tokens (-want +got):\n%s", d)
+	}
+	if rep.Strategies[1].PeakContext <= rep.Strategies[0].PeakContext {
+		t.Errorf("the reload should make the peak larger than keep-all's: %d vs %d", rep.Strategies[1].PeakContext, rep.Strategies[0].PeakContext)
+	}
+}
+
+func TestDetectLoads(t *testing.T) {
+	s, err := session.ReadFile(testdata("loads.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := s.Branch(s.Leaf())
+	type got struct{ ID, Skill, Kind, Folder, Body string }
+	collect := func(p *Pack) []got {
+		var out []got
+		info := detect(p, br)
+		for _, e := range br {
+			for _, l := range info.loads[e] {
+				out = append(out, got{l.ID, l.Skill, string(l.Kind), l.Folder, l.Body})
+			}
+		}
+		return out
+	}
+	beta := got{"u1", "beta", "command", "/pack/beta", "<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nReferences are relative to /pack/beta.\n\nBETA BODY\n</skill>"}
+	gamma := got{"c1", "gamma", "tool", "", "GAMMA BODY"}
+	notes := got{"c2", "notes", "read", "/elsewhere/notes", "NOTES"}
+	// With a pack, only its skills count; without, any SKILL.md does. The
+	// failed read of delta is no load either way.
+	pack := &Pack{Names: map[string]bool{"beta": true, "gamma": true, "delta": true}}
+	if d := cmp.Diff([]got{beta, gamma}, collect(pack)); d != "" {
+		t.Errorf("with pack (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]got{beta, gamma, notes}, collect(nil)); d != "" {
+		t.Errorf("without pack (-want +got):\n%s", d)
+	}
+	if p := promptText(br[0].Message); p != "please" {
+		t.Errorf("prompt text %q, want the arguments after the skill block", p)
+	}
+}
+
+func corpusPath(t *testing.T, rel string) string {
+	p := filepath.Join(repoRoot(), "..", "shared", "corpora", rel)
+	if _, err := filepathStat(p); err != nil {
+		t.Fatalf("corpus file %s is missing (tests read ../shared beside the repository): %v", p, err)
+	}
+	return p
+}
+
+// Sessions recorded through the scripted provider: keep-all rebuilds
+// every request's prompt and uncached input exactly.
+func TestScenarioSessionsReproduceRecordedUsage(t *testing.T) {
+	for _, f := range []string{"bike-rental-timeseries-diligent.jsonl", "churn-classification-diligent.jsonl"} {
+		r := NewRunner(Options{TTL: DefaultTTL})
+		if err := r.AddFile(corpusPath(t, filepath.Join("scenario-sessions", f))); err != nil {
+			t.Fatal(err)
+		}
+		rep := r.Report()
+		b := rep.Branches[0]
+		a := b.Accuracy
+		if b.Calibration.Method != "exact" || a.Compared != b.Requests || a.PromptExact != a.Compared || a.InputExact != a.Compared {
+			t.Errorf("%s: calibration %+v, accuracy %+v over %d requests", f, b.Calibration, a, b.Requests)
+		}
+	}
+}
+
+// Pi's own v1 sessions replay without diagnostics, with their compactions.
+func TestPiSessionsReplay(t *testing.T) {
+	tests := []struct {
+		file     string
+		requests int
+	}{
+		{"large-session.jsonl", 453},
+		{"before-compaction.jsonl", 484},
+	}
+	for _, tc := range tests {
+		r := NewRunner(Options{TTL: DefaultTTL})
+		if err := r.AddFile(corpusPath(t, filepath.Join("pi-sessions", tc.file))); err != nil {
+			t.Fatal(err)
+		}
+		rep := r.Report()
+		b := rep.Branches[0]
+		if len(rep.Diagnostics) > 0 || b.Requests != tc.requests || rep.Strategies[0].Requests != tc.requests {
+			t.Errorf("%s: %d diagnostics, %d requests (replayed %d), want %d", tc.file, len(rep.Diagnostics), b.Requests, rep.Strategies[0].Requests, tc.requests)
+		}
+		// Real tokenizer: the fitted estimate must stay close over the
+		// whole session.
+		if b.Calibration.Method != "fit" || b.Accuracy.TotalPromptErrPct > 1 || b.RecordedCostUSD <= 0 {
+			t.Errorf("%s: calibration %+v, accuracy %+v, recorded %v", tc.file, b.Calibration, b.Accuracy, b.RecordedCostUSD)
+		}
+	}
+}
+
+var filepathStat = os.Stat
