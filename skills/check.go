@@ -120,17 +120,27 @@ func Check(path string, mode Mode) []Result {
 		}
 		return []Result{{Path: p, Skill: s, Diagnostics: ds, OK: ok}}
 	}
-	w := &walker{visited: map[string]bool{}, seen: map[string]bool{}}
+	w := newWalker(func(*item) {})
 	w.root(Root{Path: path, Source: SourcePath})
 	var results []Result
-	for _, d := range w.diags {
-		results = append(results, Result{Path: d.Path, Diagnostics: []Diagnostic{{Path: d.Path, Line: d.Line, Field: d.Field,
-			Severity: Error, Code: d.Code, Message: d.Message, OtherPath: d.OtherPath}}})
-	}
 	byName := map[string]string{}
-	for _, f := range w.files {
-		s, ds, ok := Load(f.path, f.data, mode)
-		s.RealPath, s.Source = f.real, f.source
+	for _, it := range w.items {
+		it.load(mode)
+		if it.path == "" || it.s == nil {
+			// a walk problem or an unreadable file: invalid
+			var ds []Diagnostic
+			for _, d := range it.diags {
+				d.Severity = Error
+				ds = append(ds, d)
+			}
+			p := it.path
+			if p == "" && len(ds) > 0 {
+				p = ds[0].Path
+			}
+			results = append(results, Result{Path: p, Diagnostics: ds})
+			continue
+		}
+		s, ds, ok := it.s, it.diags, it.ok
 		if ok {
 			if first, dup := byName[s.Name]; dup {
 				ds = append(ds, Diagnostic{Path: first, OtherPath: s.Path, Field: "name", Severity: Warning, Code: "name-collision",
@@ -139,7 +149,7 @@ func Check(path string, mode Mode) []Result {
 				byName[s.Name] = s.Path
 			}
 		}
-		results = append(results, Result{Path: f.path, Skill: s, Diagnostics: ds, OK: ok})
+		results = append(results, Result{Path: it.path, Skill: s, Diagnostics: ds, OK: ok})
 	}
 	if len(results) == 0 {
 		results = append(results, Result{Path: path, Diagnostics: []Diagnostic{{Path: path, Severity: Error, Code: "no-skills",

@@ -8,10 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // Sources, as Pi names them.
@@ -191,66 +189,91 @@ func (c *Catalog) Add(s *Skill) bool {
 // file is read once; files are parsed in parallel and the result does not
 // depend on scheduling.
 func Discover(opts Options) *Catalog {
-	w := &walker{visited: map[string]bool{}, seen: map[string]bool{}}
 	roots := Roots(opts)
-	for _, r := range roots {
-		w.root(r)
-	}
-	type result struct {
-		s     *Skill
-		diags []Diagnostic
-		ok    bool
-	}
-	results := make([]result, len(w.files))
-	var next atomic.Int64
+	// The walk (one goroutine: it owns the visited and seen sets) hands
+	// each file, already open, to workers that read, parse and validate
+	// it; the channel's buffer bounds the open files. Results keep the
+	// walk's order.
+	ch := make(chan *item, 64)
 	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	if workers > len(w.files) {
-		workers = len(w.files)
-	}
-	for i := 0; i < workers; i++ {
+	for i := 0; i < runtime.GOMAXPROCS(0); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				j := int(next.Add(1) - 1)
-				if j >= len(w.files) {
-					return
-				}
-				f := w.files[j]
-				s, d, ok := Load(f.path, f.data, opts.Mode)
-				s.RealPath, s.Source = f.real, f.source
-				results[j] = result{s, d, ok}
+			for it := range ch {
+				it.load(opts.Mode)
 			}
 		}()
 	}
+	w := newWalker(func(it *item) { ch <- it })
+	for _, r := range roots {
+		w.root(r)
+	}
+	close(ch)
 	wg.Wait()
 
-	c := &Catalog{Roots: roots, byName: make(map[string]*Skill, len(w.files))}
-	c.Diagnostics = append(c.Diagnostics, w.diags...)
-	for _, r := range results {
-		c.Diagnostics = append(c.Diagnostics, r.diags...)
-		if r.ok {
-			c.Add(r.s)
+	c := &Catalog{Roots: roots, byName: make(map[string]*Skill, len(w.items))}
+	for _, it := range w.items {
+		c.Diagnostics = append(c.Diagnostics, it.diags...)
+		if it.ok {
+			c.Add(it.s)
 		}
 	}
 	return c
 }
 
-type foundFile struct {
+// item is one file found by the walk (or one problem met by it), then its
+// parsed and validated form.
+type item struct {
 	path, real, source string
-	data               []byte
+	f                  *os.File // open, when the walk opened it already
+	s                  *Skill
+	diags              []Diagnostic
+	ok                 bool
+}
+
+// load reads, parses and validates the item's file.
+func (it *item) load(mode Mode) {
+	if it.path == "" {
+		return // a walk diagnostic only
+	}
+	f := it.f
+	if f == nil {
+		var err error
+		if f, err = os.Open(it.path); err != nil {
+			it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: "file-unreadable", Message: fmt.Sprintf("cannot read skill file: %v", err)})
+			return
+		}
+	}
+	data, err := readAllLimited(f, MaxFileSize)
+	f.Close()
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: "file-too-large",
+				Message: fmt.Sprintf("skipped: the file is over the %d-byte limit for a skill file", MaxFileSize)})
+			return
+		}
+		it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: "file-unreadable", Message: fmt.Sprintf("cannot read skill file: %v", err)})
+		return
+	}
+	s, d, ok := Load(it.path, data, mode)
+	s.RealPath, s.Source = it.real, it.source
+	it.s, it.diags, it.ok = s, append(it.diags, d...), ok
 }
 
 type walker struct {
 	visited map[string]bool // real folders entered
 	seen    map[string]bool // real files taken
-	files   []foundFile
-	diags   []Diagnostic
+	items   []*item
+	emit    func(*item)
+}
+
+func newWalker(emit func(*item)) *walker {
+	return &walker{visited: map[string]bool{}, seen: map[string]bool{}, emit: emit}
 }
 
 func (w *walker) warn(path, code, format string, args ...any) {
-	w.diags = append(w.diags, Diagnostic{Path: path, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
+	w.items = append(w.items, &item{diags: []Diagnostic{{Path: path, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)}}})
 }
 
 func (w *walker) root(r Root) {
@@ -271,7 +294,7 @@ func (w *walker) root(r Root) {
 			w.warn(r.Path, "not-markdown", "a skill file must be a .md file")
 			return
 		}
-		w.file(r.Path, real, r.Source)
+		w.file(r.Path, real, r.Source, nil)
 		return
 	}
 	w.dir(r.Path, real, r.Source, true)
@@ -282,24 +305,28 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 		return
 	}
 	w.visited[real] = true
+	// A folder holding SKILL.md is a skill root: take it and stop. Opening
+	// it without following a link answers in one system call for the
+	// common case (a regular SKILL.md, or none); a linked SKILL.md is
+	// handled below from the folder listing.
+	full := filepath.Join(path, "SKILL.md")
+	if f, err := openNoFollow(full); err == nil {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			w.file(full, filepath.Join(real, "SKILL.md"), source, f)
+			return
+		}
+		f.Close()
+	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		w.warn(path, "folder-unreadable", "cannot read folder: %v", err)
 		return
 	}
-	// A folder holding SKILL.md is a skill root: take it and stop.
-	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= "SKILL.md" })
-	if i < len(entries) && entries[i].Name() == "SKILL.md" {
-		e := entries[i]
-		full := filepath.Join(path, e.Name())
-		if e.Type().IsRegular() {
-			w.file(full, filepath.Join(real, e.Name()), source)
-			return
-		}
-		if e.Type()&fs.ModeSymlink != 0 {
+	for _, e := range entries {
+		if e.Name() == "SKILL.md" && e.Type()&fs.ModeSymlink != 0 {
 			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
 				if r, err := filepath.EvalSymlinks(full); err == nil {
-					w.file(full, r, source)
+					w.file(full, r, source, nil)
 					return
 				}
 			}
@@ -324,7 +351,7 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 			if st.IsDir() {
 				w.dir(full, r, source, false)
 			} else if isRoot && st.Mode().IsRegular() && strings.HasSuffix(name, ".md") {
-				w.file(full, r, source)
+				w.file(full, r, source, nil)
 			}
 			continue
 		}
@@ -332,39 +359,40 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 		case t.IsDir():
 			w.dir(full, filepath.Join(real, name), source, false)
 		case isRoot && t.IsRegular() && strings.HasSuffix(name, ".md"):
-			w.file(full, filepath.Join(real, name), source)
+			w.file(full, filepath.Join(real, name), source, nil)
 		}
 	}
 }
 
-// file reads one skill file, once, refusing more than MaxFileSize bytes.
-func (w *walker) file(path, real, source string) {
+// file records one skill file, once per real path, and hands it on.
+func (w *walker) file(path, real, source string, f *os.File) {
 	if w.seen[real] {
+		if f != nil {
+			f.Close()
+		}
 		return
 	}
 	w.seen[real] = true
-	data, err := readLimited(path, MaxFileSize)
-	if err != nil {
-		if errors.Is(err, errTooLarge) {
-			w.diags = append(w.diags, Diagnostic{Path: path, Severity: Warning, Code: "file-too-large",
-				Message: fmt.Sprintf("skipped: the file is over the %d-byte limit for a skill file", MaxFileSize)})
-			return
-		}
-		w.warn(path, "file-unreadable", "cannot read skill file: %v", err)
-		return
-	}
-	w.files = append(w.files, foundFile{path: path, real: real, source: source, data: data})
+	it := &item{path: path, real: real, source: source, f: f}
+	w.items = append(w.items, it)
+	w.emit(it)
 }
 
 var errTooLarge = errors.New("file too large")
 
-// readLimited reads at most limit bytes of a file without a separate stat.
+// readLimited reads at most limit bytes of a file.
 func readLimited(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readAllLimited(f, limit)
+}
+
+// readAllLimited reads an open file to its end, failing with errTooLarge
+// past limit bytes.
+func readAllLimited(f *os.File, limit int64) ([]byte, error) {
 	buf := make([]byte, 0, 4096)
 	for {
 		if len(buf) == cap(buf) {

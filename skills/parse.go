@@ -90,7 +90,11 @@ func Parse(path string, data []byte) (*Skill, []Diagnostic) {
 		add(line+1, "", Error, "invalid-yaml", "invalid YAML at line %d: nested more than %d levels deep", line+1, maxYAMLDepth)
 		return s, diags
 	}
-	root, err := parseYAML(fm)
+	root, fast := fastYAML(fm)
+	var err error
+	if !fast {
+		root, err = parseYAML(fm)
+	}
 	if err != nil {
 		_, msg := yamlErrorLine(err)
 		line := firstFailingLine(fm) + 1 // the opening "---" is line 1 of the file
