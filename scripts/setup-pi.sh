@@ -64,8 +64,10 @@ fi
 pi16=$(readlink -f "$e2e/node_modules/.bin/pi" || true)
 pi073=$(readlink -f "$old/node_modules/.bin/pi" || true)
 for f in "$pi16" "$pi073"; do [ -n "$f" ] && [ -f "$f" ] || { echo "setup-pi: missing $f after install" >&2; exit 1; }; done
-v16=$(PATH="$node22_dir/bin:$PATH" node "$pi16" --version 2>&1 | tail -n1)
-v073=$(node "$pi073" --version 2>&1 | tail -n1)
+# Installed versions, read from the packages' manifests (cheaper than starting Pi).
+pkgver() { node -p "require(process.argv[1]).version" "$1"; }
+v16=$(pkgver "$e2e/node_modules/@earendil-works/pi-coding-agent/package.json")
+v073=$(pkgver "$old/node_modules/@mariozechner/pi-coding-agent/package.json")
 [ "$v16" = "1.6.0" ] || { echo "setup-pi: Pi 1.6 reports '$v16'" >&2; exit 1; }
 [ "$v073" = "0.73.1" ] || { echo "setup-pi: Pi 0.73 reports '$v073'" >&2; exit 1; }
 
