@@ -110,7 +110,7 @@ function isExecutable(p: string): boolean {
 // "skillLifecycle.binary" in the agent folder's settings.json, then PATH.
 function findBinary(pi: Pi): string | undefined {
 	const env = process.env.SKILL_LIFECYCLE_BIN;
-	if (env) return env;
+	if (env) return isExecutable(env) ? env : undefined;
 	try {
 		const flag = pi.getFlag?.("skill-lifecycle-bin");
 		if (typeof flag === "string" && flag) return flag;
@@ -203,7 +203,13 @@ class Sidecar {
 		const bin = findBinary(this.pi);
 		if (!bin) {
 			this.disabled = true;
-			this.tell("the skill-lifecycle binary was not found (set SKILL_LIFECYCLE_BIN or put it on PATH); running without it.", ctx);
+			const env = process.env.SKILL_LIFECYCLE_BIN;
+			this.tell(
+				env
+					? `SKILL_LIFECYCLE_BIN (${env}) is not an executable file; running without it.`
+					: "the skill-lifecycle binary was not found (set SKILL_LIFECYCLE_BIN or put it on PATH); running without it.",
+				ctx,
+			);
 			return false;
 		}
 		const now = Date.now();
@@ -237,7 +243,11 @@ class Sidecar {
 		(proc.stdin as any)?.unref?.();
 		(proc.stdout as any)?.unref?.();
 		(proc.stderr as any)?.unref?.();
-		const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!), quietLogger);
+		const conn = createMessageConnection(
+			new StreamMessageReader(proc.stdout!),
+			new SafeWriter(proc.stdin!, () => this.down(proc)) as any,
+			quietLogger,
+		);
 		this.conn = conn;
 		conn.onNotification("host/notify", (p: any) => this.say(String(p?.message ?? ""), p?.level ?? "info"));
 		conn.onNotification("host/appendEntry", (p: any) => {
@@ -252,6 +262,9 @@ class Sidecar {
 		conn.onClose(() => this.down(proc));
 		conn.listen();
 		try {
+			// Nothing is written before the process exists (a missing or
+			// unusable binary fails here, not in a write).
+			await Promise.race([new Promise<void>((res) => proc.once("spawn", () => res())), spawnError]);
 			this.skills = hostSkills(this.pi);
 			const params = {
 				protocolVersion: PROTOCOL_VERSION,
@@ -313,8 +326,9 @@ class Sidecar {
 
 	// request sends one request; on any failure it resolves to undefined
 	// (the caller then behaves as without the extension) and arranges a
-	// restart for the next event.
-	async request<T>(method: string, params: unknown, ctx?: Ctx): Promise<T | undefined> {
+	// restart. When the sidecar is found dead (not merely slow), it is
+	// restarted at once and the request sent again, once.
+	async request<T>(method: string, params: unknown, ctx?: Ctx, retried = false): Promise<T | undefined> {
 		if (ctx) this.ctx = ctx;
 		if (!this.up) {
 			if (this.disabled || !this.ctx) return undefined;
@@ -331,15 +345,17 @@ class Sidecar {
 				this.say(`skill-lifecycle: ${method}: ${err.message}`, "warning");
 				return undefined;
 			}
+			const timedOut = /no answer within/.test(String(err?.message));
 			this.tell(`the sidecar failed on ${method} (${err?.message ?? err}); continuing without it for this event and restarting it.`);
 			this.kill();
+			if (!timedOut && !retried) return this.request<T>(method, params, ctx, true);
 			return undefined;
 		}
 	}
 
 	notify(method: string, params: unknown) {
 		try {
-			this.conn?.sendNotification(method, params);
+			this.conn?.sendNotification(method, params)?.catch?.(() => undefined);
 		} catch {
 			// fail open
 		}
@@ -386,7 +402,7 @@ class Sidecar {
 		if (conn && this.up) {
 			try {
 				await withTimeout(conn.sendRequest("shutdown", null) as Promise<unknown>, 500, "shutdown");
-				conn.sendNotification("exit");
+				await conn.sendNotification("exit");
 			} catch {
 				// kill below
 			}
@@ -401,6 +417,46 @@ class Sidecar {
 		}, 200).unref();
 		conn?.dispose();
 		this.conn = undefined;
+	}
+}
+
+// SafeWriter wraps vscode-jsonrpc's stream writer so that a failed write
+// (the sidecar died) never becomes an unhandled promise rejection, which
+// would crash Pi: the failure marks the sidecar down instead, which disposes
+// the connection and rejects the pending requests.
+class SafeWriter {
+	private inner: StreamMessageWriter;
+	constructor(
+		stream: NodeJS.WritableStream,
+		private onFail: () => void,
+	) {
+		this.inner = new StreamMessageWriter(stream);
+	}
+	get onError() {
+		return this.inner.onError;
+	}
+	get onClose() {
+		return this.inner.onClose;
+	}
+	write(msg: unknown): Promise<void> {
+		const s = (this.inner as any).writable?.stream;
+		if (s && (s.destroyed || s.writable === false)) {
+			queueMicrotask(this.onFail);
+			return Promise.resolve();
+		}
+		return this.inner.write(msg as any).catch(() => {
+			this.onFail();
+		});
+	}
+	end() {
+		try {
+			this.inner.end();
+		} catch {
+			// already closed
+		}
+	}
+	dispose() {
+		this.inner.dispose();
 	}
 }
 

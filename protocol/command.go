@@ -67,8 +67,12 @@ func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	cat, eng := c.s.cat, c.s.eng
+	onOff := "on"
+	if !eng.Enabled() {
+		onOff = "off"
+	}
 	if len(cat.skills) == 0 {
-		return CommandResult{Text: "No skills found.", Level: "info"}, nil
+		return CommandResult{Text: fmt.Sprintf("No skills found (archiving %s).", onOff), Level: "info"}, nil
 	}
 	state := map[string]string{}
 	for _, b := range eng.Bodies() {
@@ -82,10 +86,6 @@ func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
 	}
 	entry, entrySrc := eng.Entry()
 	var b strings.Builder
-	onOff := "on"
-	if !eng.Enabled() {
-		onOff = "off"
-	}
 	fmt.Fprintf(&b, "%d skills (archiving %s):\n", len(cat.skills), onOff)
 	for _, s := range cat.skills {
 		var tags []string
