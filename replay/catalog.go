@@ -9,8 +9,10 @@ import (
 )
 
 // CatalogOf turns discovered skills into what the engine and replay need:
-// the engine's catalog (names, descriptions, roles, a BM25 ranker over
-// names, descriptions and headings) and the replay pack (skill names and
+// the engine's catalog (names, descriptions, roles, the skills each body
+// tells the model to load, the entry skill inferred from those
+// cross-references, a BM25 ranker over names, descriptions and headings)
+// and the replay pack (skill names and
 // the folders that hold them, so that a read of <folder>/<name>/SKILL.md
 // counts as a load and a later tool call under an archived skill's folder
 // as an orphan use).
@@ -40,8 +42,25 @@ func CatalogOf(cat *skills.Catalog, orphanDirs []string) (lifecycle.Catalog, *Pa
 		}
 	}
 	lc := lifecycle.Catalog{Skills: infos}
-	if len(docs) > 0 {
-		lc.Ranker = relevance.NewIndex(docs, relevance.DefaultParams())
+	if len(docs) == 0 {
+		return lc, pack
+	}
+	lc.Ranker = relevance.NewIndex(docs, relevance.DefaultParams())
+	bodies := make([]relevance.Body, len(cat.Skills))
+	var members, declared []string
+	for i, s := range cat.Skills {
+		bodies[i] = relevance.Body{Name: s.Name, Text: s.Body}
+		members = append(members, s.Name)
+		if s.Role == skills.RoleEntry {
+			declared = append(declared, s.Name)
+		}
+	}
+	refs := relevance.CrossRefs(bodies)
+	for i := range lc.Skills {
+		lc.Skills[i].Calls = refs[lc.Skills[i].Name].Loads
+	}
+	if e := relevance.ChooseEntry(members, refs, declared, true); e.Source == relevance.EntryInferred {
+		lc.InferredEntry = e.Skill
 	}
 	return lc, pack
 }

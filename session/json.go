@@ -165,7 +165,8 @@ func (p *jparser) num() jval {
 		}
 		return n
 	}
-	if digits() == 0 {
+	first := p.i
+	if digits() == 0 || (p.s[first] == '0' && p.i-first > 1) {
 		p.fail("invalid number")
 		return jval{}
 	}
@@ -193,12 +194,19 @@ func (p *jparser) num() jval {
 func (p *jparser) str() string {
 	p.i++ // opening quote
 	start := p.i
+	high := false
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		if c == '"' {
 			out := p.s[start:p.i]
 			p.i++
+			if high && !utf8.ValidString(out) {
+				out = fixUTF8(out)
+			}
 			return out
+		}
+		if c >= 0x80 {
+			high = true
 		}
 		if c == '\\' {
 			return p.strSlow(start)
@@ -216,7 +224,11 @@ func (p *jparser) str() string {
 func (p *jparser) strSlow(start int) string {
 	var b strings.Builder
 	b.Grow(p.i - start + 64)
-	b.WriteString(p.s[start:p.i])
+	if seg := p.s[start:p.i]; utf8.ValidString(seg) {
+		b.WriteString(seg)
+	} else {
+		b.WriteString(fixUTF8(seg))
+	}
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -231,7 +243,11 @@ func (p *jparser) strSlow(start int) string {
 			for j < len(p.s) && p.s[j] != '"' && p.s[j] != '\\' && p.s[j] >= 0x20 {
 				j++
 			}
-			b.WriteString(p.s[p.i:j])
+			if seg := p.s[p.i:j]; utf8.ValidString(seg) {
+				b.WriteString(seg)
+			} else {
+				b.WriteString(fixUTF8(seg))
+			}
 			p.i = j
 			continue
 		}
@@ -284,6 +300,22 @@ func (p *jparser) strSlow(start int) string {
 	}
 	p.fail("unterminated string")
 	return ""
+}
+
+// fixUTF8 replaces each byte of an invalid UTF-8 sequence with U+FFFD, as
+// encoding/json (and a JavaScript reader of the file) does.
+func fixUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func (p *jparser) hex4() (rune, bool) {
