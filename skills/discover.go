@@ -181,6 +181,10 @@ func (c *Catalog) Add(s *Skill) bool {
 //   - symbolic links are followed, each real folder is entered once (so
 //     loops end), and a file already loaded under another path (same real
 //     path) is skipped silently; broken links are skipped;
+//   - unlike Pi, a link to a folder that holds the folder being scanned (a
+//     link to "/", to the home folder, to ../..) is not followed: it would
+//     scan the whole file system around the skills; a
+//     "symlink-to-ancestor" warning names it;
 //   - files over MaxFileSize are skipped with a diagnostic;
 //   - when two skills share a name, the first found wins and a
 //     "name-collision" diagnostic names both files.
@@ -349,6 +353,10 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 				continue
 			}
 			if st.IsDir() {
+				if !w.visited[r] && holds(r, real) {
+					w.warn(full, "symlink-to-ancestor", "not followed: the link points to %s, a folder that holds this skills folder, so following it would scan everything around it", r)
+					continue
+				}
 				w.dir(full, r, source, false)
 			} else if isRoot && st.Mode().IsRegular() && strings.HasSuffix(name, ".md") {
 				w.file(full, r, source, nil)
@@ -362,6 +370,13 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 			w.file(full, filepath.Join(real, name), source, nil)
 		}
 	}
+}
+
+// holds reports whether folder dir is path or one of its ancestors (both
+// absolute, with symlinks resolved).
+func holds(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // file records one skill file, once per real path, and hands it on.

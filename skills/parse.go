@@ -87,7 +87,8 @@ func Parse(path string, data []byte) (*Skill, []Diagnostic) {
 		return s, diags
 	}
 	if line, deep := tooDeep(fm); deep {
-		add(line+1, "", Error, "invalid-yaml", "invalid YAML at line %d: nested more than %d levels deep", line+1, maxYAMLDepth)
+		line += 2 // 0-based within the frontmatter, which starts on line 2
+		add(line, "", Error, "invalid-yaml", "invalid YAML at line %d: nested more than %d levels deep", line, maxYAMLDepth)
 		return s, diags
 	}
 	root, fast := fastYAML(fm)
