@@ -1,6 +1,9 @@
 package relevance
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // negativePhrases mark a heading as the title of a negative section: one
 // that says when a skill does not apply or what to avoid. Its words describe
@@ -33,6 +36,7 @@ func headingWords(h string) string {
 		h = strings.ReplaceAll(strings.ReplaceAll(h, "'", ""), "\u2019", "")
 	}
 	var b strings.Builder
+	b.Grow(len(h))
 	words(h, func(w string, _ bool) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
@@ -157,6 +161,9 @@ func sentenceEnd(s string) int {
 // the skill does not apply.
 func NegativeSentence(s string) bool {
 	s = strings.TrimLeft(s, " \t\r\n")
+	if !negativeFirstWord(s) {
+		return false
+	}
 	if len(s) > 40 {
 		s = s[:40] // the starts are short; spare the rest of long sentences
 	}
@@ -177,34 +184,75 @@ var negativeCues = []string{"not", "n't", "n\u2019t", "dont", "avoid", "never", 
 	"doesnt", "isnt", "shouldnt"}
 
 // mayBeNegative reports whether h holds one of negativeCues, ignoring ASCII
-// case.
+// case. Headings longer than its buffer are always checked in full.
 func mayBeNegative(h string) bool {
-	for _, c := range negativeCues {
-		if indexFoldASCII(h, c) >= 0 {
+	var buf [160]byte
+	if len(h) > len(buf) {
+		return true
+	}
+	b := buf[:len(h)]
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	for _, c := range negativeCueBytes {
+		if bytes.Contains(b, c) {
 			return true
 		}
 	}
 	return false
 }
 
-// indexFoldASCII is strings.Index with ASCII letters of s compared
-// without case; sub must be lower-case.
-func indexFoldASCII(s, sub string) int {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for ; j < n; j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != sub[j] {
-				break
-			}
-		}
-		if j == n {
-			return i
-		}
+var negativeCueBytes = func() [][]byte {
+	out := make([][]byte, len(negativeCues))
+	for i, c := range negativeCues {
+		out[i] = []byte(c)
 	}
-	return -1
+	return out
+}()
+
+// negativeFirstWords are the first words of negativeSentenceStarts, as
+// negativeFirstWord reads them (lower-cased, apostrophes dropped).
+var negativeFirstWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range negativeSentenceStarts {
+		first, _, _ := strings.Cut(p, " ")
+		m[first] = true
+	}
+	return m
+}()
+
+// negativeFirstWord reports whether the first word of s, lower-cased and
+// without apostrophes, opens one of negativeSentenceStarts. Words that do
+// not fit its small buffer answer true and get the full check.
+func negativeFirstWord(s string) bool {
+	var buf [16]byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '\'':
+			continue
+		case c >= 0x80:
+			if strings.HasPrefix(s[i:], "\u2019") {
+				i += len("\u2019") - 1
+				continue
+			}
+			return true
+		default:
+			return negativeFirstWords[string(buf[:n])]
+		}
+		if n == len(buf) {
+			return true
+		}
+		buf[n] = c
+		n++
+	}
+	return negativeFirstWords[string(buf[:n])]
 }

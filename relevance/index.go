@@ -79,60 +79,104 @@ type posting struct {
 
 // Index is a BM25 index of skills. It is immutable once built and safe for
 // concurrent use.
+//
+// Terms have dense ids. Single stems are found by text (ids), pairs by the
+// ids of their two stems (pairs), and the words met while indexing by
+// their spelling as written (surface), so that indexing and most of a
+// query's words cost one map lookup each and no allocation.
 type Index struct {
 	params   Params
 	names    []string
-	ids      map[string]int32 // term -> id
+	terms    []string         // by term id: a stem or "stem_stem"
+	ids      map[string]int32 // single stem -> id
+	pairs    map[uint64]int32 // id<<32 | id -> pair id
+	surface  map[string]int32 // word as written -> stem id, -1 for a dropped word
 	postings [][]posting      // by term id
 	idf      []float64        // by term id
 	norm     []float64        // by doc: k1 * (1 - b + b*len/avglen)
 	stems    map[string]string
 }
 
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
 // NewIndex indexes docs with p. Parameters that fail Validate are replaced
 // by their defaults. Docs keep their order; their names need not be unique.
 func NewIndex(docs []Doc, p Params) *Index {
 	p = sanitize(p)
 	ix := &Index{
-		params: p,
-		names:  make([]string, len(docs)),
-		ids:    make(map[string]int32, 1024),
-		norm:   make([]float64, len(docs)),
-		stems:  make(map[string]string, 1024),
+		params:  p,
+		names:   make([]string, len(docs)),
+		ids:     make(map[string]int32, 1024),
+		pairs:   make(map[uint64]int32, 4096),
+		surface: make(map[string]int32, 2048),
+		norm:    make([]float64, len(docs)),
+		stems:   make(map[string]string, 1024),
 	}
-	st := stemmer{cache: ix.stems, lowered: make(map[string]string, 256)}
+	st := stemmer{cache: ix.stems}
 	// acc holds the weighted frequency of each term in the current doc,
 	// touched the term ids set in it, so no per-doc map is needed.
 	var acc []float32
 	touched := make([]int32, 0, 64)
 	lengths := make([]float64, len(docs))
-	var pairBuf []byte
 	var docLen float64
-	var fieldWeight float64
-	add := func(t []byte, w float64) {
-		id, ok := ix.ids[string(t)] // no allocation for the lookup
-		if !ok {
-			id = int32(len(ix.postings))
-			ix.ids[string(t)] = id
-			ix.postings = append(ix.postings, nil)
-			acc = append(acc, 0)
-		}
+	// Postings are gathered in one flat list in doc order, then grouped by
+	// term with a counting sort into one backing array.
+	type flatPosting struct {
+		term int32
+		posting
+	}
+	flat := make([]flatPosting, 0, 64*len(docs))
+	newTerm := func(t string) int32 {
+		id := int32(len(ix.terms))
+		ix.terms = append(ix.terms, t)
+		acc = append(acc, 0)
+		return id
+	}
+	add := func(id int32, w float64) {
 		if acc[id] == 0 {
 			touched = append(touched, id)
 		}
 		acc[id] += float32(w)
 		docLen += w
 	}
-	unigram := func(t string) {
-		pairBuf = append(pairBuf[:0], t...)
-		add(pairBuf, fieldWeight)
-	}
-	pair := func(a, b string) {
-		if p.PairWeight == 0 {
-			return
-		}
-		pairBuf = append(append(append(pairBuf[:0], a...), PairSep...), b...)
-		add(pairBuf, fieldWeight*p.PairWeight)
+	var lowBuf []byte
+	analyze := func(text string, w float64) {
+		prev := int32(-1)
+		scanWords(text, func(s string, upper, brk bool) {
+			if brk {
+				prev = -1
+			}
+			id, ok := ix.surface[s]
+			if !ok {
+				low := s
+				if upper {
+					lowBuf, low = lowerWord(lowBuf, s)
+				}
+				id = -1
+				if keep(low) {
+					stem := st.stem(low)
+					if id, ok = ix.ids[stem]; !ok {
+						id = newTerm(stem)
+						ix.ids[stem] = id
+					}
+				}
+				ix.surface[strings.Clone(s)] = id
+			}
+			if id < 0 {
+				return // a stop word: pairs span it
+			}
+			add(id, w)
+			if prev >= 0 && p.PairWeight > 0 {
+				k := pairKey(prev, id)
+				pid, ok := ix.pairs[k]
+				if !ok {
+					pid = newTerm(ix.terms[prev] + PairSep + ix.terms[id])
+					ix.pairs[k] = pid
+				}
+				add(pid, w*p.PairWeight)
+			}
+			prev = id
+		})
 	}
 	var total float64
 	for d, doc := range docs {
@@ -140,25 +184,22 @@ func NewIndex(docs []Doc, p Params) *Index {
 		docLen = 0
 		touched = touched[:0]
 		if p.NameWeight > 0 {
-			fieldWeight = p.NameWeight
-			st.analyze(doc.Name, unigram, pair)
+			analyze(doc.Name, p.NameWeight)
 		}
 		if p.DescriptionWeight > 0 {
-			fieldWeight = p.DescriptionWeight
 			if p.IndexNegativeSentences {
-				st.analyze(doc.Description, unigram, pair)
+				analyze(doc.Description, p.DescriptionWeight)
 			} else {
-				st.analyze(IndexedDescription(doc.Description), unigram, pair)
+				analyze(IndexedDescription(doc.Description), p.DescriptionWeight)
 			}
 		}
 		if p.HeadingWeight > 0 {
-			fieldWeight = p.HeadingWeight
 			for _, h := range IndexedHeadings(doc.Headings, doc.Levels) {
-				st.analyze(h, unigram, pair)
+				analyze(h, p.HeadingWeight)
 			}
 		}
 		for _, id := range touched {
-			ix.postings[id] = append(ix.postings[id], posting{doc: int32(d), tf: acc[id]})
+			flat = append(flat, flatPosting{term: id, posting: posting{doc: int32(d), tf: acc[id]}})
 			acc[id] = 0
 		}
 		lengths[d] = docLen
@@ -171,12 +212,27 @@ func NewIndex(docs []Doc, p Params) *Index {
 	for d, l := range lengths {
 		ix.norm[d] = p.K1 * (1 - p.B + p.B*l/avg)
 	}
+	start := make([]int32, len(ix.terms)+1)
+	for _, f := range flat {
+		start[f.term+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	all := make([]posting, len(flat))
+	next := slices.Clone(start[:len(ix.terms)])
+	for _, f := range flat {
+		all[next[f.term]] = f.posting
+		next[f.term]++
+	}
 	n := float64(len(docs))
-	ix.idf = make([]float64, len(ix.postings))
-	for id, ps := range ix.postings {
+	ix.postings = make([][]posting, len(ix.terms))
+	ix.idf = make([]float64, len(ix.terms))
+	for id := range ix.terms {
+		ps := all[start[id]:start[id+1]:start[id+1]]
+		ix.postings[id] = ps
 		df := float64(len(ps))
 		ix.idf[id] = math.Log(1 + (n-df+0.5)/(df+0.5))
-		ix.postings[id] = slices.Clip(ps)
 	}
 	return ix
 }
@@ -217,10 +273,25 @@ func (ix *Index) Len() int { return len(ix.names) }
 // Names returns the indexed skills' names in index order.
 func (ix *Index) Names() []string { return slices.Clone(ix.names) }
 
+// termID returns the id of a stem or a stem pair ("a_b").
+func (ix *Index) termID(term string) (int32, bool) {
+	if a, b, ok := strings.Cut(term, PairSep); ok {
+		ia, oka := ix.ids[a]
+		ib, okb := ix.ids[b]
+		if !oka || !okb {
+			return 0, false
+		}
+		id, ok := ix.pairs[pairKey(ia, ib)]
+		return id, ok
+	}
+	id, ok := ix.ids[term]
+	return id, ok
+}
+
 // DocFreq returns how many skills hold term (a stem or a stem pair, as
 // Terms returns them).
 func (ix *Index) DocFreq(term string) int {
-	if id, ok := ix.ids[term]; ok {
+	if id, ok := ix.termID(term); ok {
 		return len(ix.postings[id])
 	}
 	return 0
@@ -230,7 +301,7 @@ func (ix *Index) DocFreq(term string) int {
 // 0.5)/(n + 0.5)) with N skills of which n hold the term; 0 for a term no
 // skill holds.
 func (ix *Index) IDF(term string) float64 {
-	if id, ok := ix.ids[term]; ok {
+	if id, ok := ix.termID(term); ok {
 		return ix.idf[id]
 	}
 	return 0
@@ -249,37 +320,48 @@ func (ix *Index) queryTerms(text string) ([]queryTerm, int) {
 	var qs []queryTerm
 	found := make(map[int32]bool)
 	stems := make(map[string]bool)
-	var pairBuf []byte
-	lookup := func(t string) {
-		if id, ok := ix.ids[t]; ok && !found[id] {
-			found[id] = true
-			qs = append(qs, queryTerm{text: strings.Clone(t), id: id})
-		}
-	}
-	stem := func(w string) string {
-		if s, ok := ix.stems[w]; ok {
-			return s
-		}
-		return st.stem(w)
-	}
-	prev := ""
-	words(text, func(w string, brk bool) {
+	var lowBuf []byte
+	prev, hasPrev := int32(-1), false
+	scanWords(text, func(s string, upper, brk bool) {
 		if brk {
-			prev = ""
+			hasPrev = false
 		}
-		if !keep(w) {
-			return
+		var stem string
+		id, ok := ix.surface[s]
+		if ok {
+			if id < 0 {
+				return // a stop word
+			}
+			stem = ix.terms[id]
+		} else {
+			low := s
+			if upper {
+				lowBuf, low = lowerWord(lowBuf, s)
+			}
+			if !keep(low) {
+				return
+			}
+			if stem, ok = ix.stems[low]; !ok {
+				stem = st.stem(low)
+			}
+			if id, ok = ix.ids[stem]; !ok {
+				id = -1
+			}
 		}
-		s := stem(w)
-		if !stems[s] {
-			stems[strings.Clone(s)] = true
+		if !stems[stem] {
+			stems[strings.Clone(stem)] = true
 		}
-		lookup(s)
-		if prev != "" && ix.params.PairWeight > 0 {
-			pairBuf = append(append(append(pairBuf[:0], prev...), PairSep...), s...)
-			lookup(string(pairBuf))
+		if id >= 0 && !found[id] {
+			found[id] = true
+			qs = append(qs, queryTerm{text: ix.terms[id], id: id})
 		}
-		prev = s
+		if hasPrev && prev >= 0 && id >= 0 {
+			if pid, ok := ix.pairs[pairKey(prev, id)]; ok && !found[pid] {
+				found[pid] = true
+				qs = append(qs, queryTerm{text: ix.terms[pid], id: pid})
+			}
+		}
+		prev, hasPrev = id, true
 	})
 	slices.SortFunc(qs, func(a, b queryTerm) int { return strings.Compare(a.text, b.text) })
 	return qs, len(stems)

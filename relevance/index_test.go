@@ -425,3 +425,21 @@ func TestNegativeCues(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeFirstWord checks the pre-check of NegativeSentence lets every
+// negative start through.
+func TestNegativeFirstWord(t *testing.T) {
+	for _, p := range negativeSentenceStarts {
+		for _, s := range []string{p, strings.ToUpper(p) + " and more", p + "."} {
+			if !NegativeSentence(s) {
+				t.Errorf("NegativeSentence(%q) = false", s)
+			}
+		}
+	}
+	for _, s := range []string{"Don’t use it.", "DON'T use it.", "Skip this.", "Trigger on pixi.", "", "Ωmega"} {
+		want := !strings.HasPrefix(s, "Trigger") && s != "" && s != "Ωmega"
+		if got := NegativeSentence(s); got != want {
+			t.Errorf("NegativeSentence(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -59,41 +59,40 @@ func isCJK(r rune) bool {
 // precedes it. A single newline does not break a phrase (descriptions are
 // folded over lines); a blank line does.
 func words(text string, fn func(w string, brk bool)) {
-	wordsInterned(text, nil, fn)
+	var buf []byte
+	scanWords(text, func(w string, upper, brk bool) {
+		if upper {
+			buf, w = lowerWord(buf, w)
+		}
+		fn(w, brk)
+	})
 }
 
-// wordsInterned is words with a cache from a word as written to its
-// lower-cased form, so that repeated capitalised words cost no allocation.
-func wordsInterned(text string, lowered map[string]string, fn func(w string, brk bool)) {
-	var b strings.Builder
+// lowerWord returns w lower-cased, in buf's storage when it can.
+func lowerWord(buf []byte, w string) ([]byte, string) {
+	buf = buf[:0]
+	for _, r := range w {
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
+	}
+	return buf, string(buf)
+}
+
+// scanWords is words without the lower-casing: fn gets each word as
+// written (a substring of text) and whether it holds a character that
+// lower-casing changes.
+func scanWords(text string, fn func(w string, upper, brk bool)) {
 	brk := false
 	start := -1 // byte offset of the current word, -1 when none
-	lower := true
+	upper := false
 	newlines := 0
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
-		w := text[start:end]
-		if !lower {
-			if l, ok := lowered[w]; ok {
-				w = l
-			} else {
-				b.Reset()
-				for _, r := range w {
-					b.WriteRune(unicode.ToLower(r))
-				}
-				l = b.String()
-				if lowered != nil {
-					lowered[strings.Clone(w)] = l
-				}
-				w = l
-			}
-		}
-		fn(w, brk)
+		fn(text[start:end], upper, brk)
 		brk = false
 		start = -1
-		lower = true
+		upper = false
 	}
 	for i, r := range text {
 		if r < utf8.RuneSelf {
@@ -109,7 +108,7 @@ func wordsInterned(text string, lowered map[string]string, fn func(w string, brk
 					start = i
 					newlines = 0
 				}
-				lower = false
+				upper = true
 			default:
 				flush(i)
 				switch {
@@ -136,19 +135,12 @@ func wordsInterned(text string, lowered map[string]string, fn func(w string, brk
 				start = i
 				newlines = 0
 			}
-			if r >= utf8.RuneSelf || ('A' <= r && r <= 'Z') {
-				if unicode.ToLower(r) != r {
-					lower = false
-				}
+			if unicode.ToLower(r) != r {
+				upper = true
 			}
 		default:
 			flush(i)
-			if r == '\n' {
-				newlines++
-				if newlines >= 2 {
-					brk = true
-				}
-			} else if r != '\r' && r != ' ' && r != '\t' && isPhraseBreak(r) {
+			if isPhraseBreak(r) {
 				brk = true
 			}
 		}
@@ -160,8 +152,7 @@ func wordsInterned(text string, lowered map[string]string, fn func(w string, brk
 // outside the Latin script are kept as they are (the English stemmer would
 // only garble them). It memoises stems in a map when one is given.
 type stemmer struct {
-	cache   map[string]string
-	lowered map[string]string // see wordsInterned
+	cache map[string]string
 }
 
 func latin(w string) bool {
@@ -217,7 +208,7 @@ func keep(w string) bool {
 // explor_data, as "explore data" does.
 func (s *stemmer) analyze(text string, unigram func(string), pair func(a, b string)) {
 	prev := ""
-	wordsInterned(text, s.lowered, func(w string, brk bool) {
+	words(text, func(w string, brk bool) {
 		if brk {
 			prev = ""
 		}
