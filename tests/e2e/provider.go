@@ -68,9 +68,10 @@ type Request struct {
 	Stream   bool
 	Messages []Message
 	Tools    []json.RawMessage
-	// UserTurn is the number of user messages in the request (1 for the first
-	// prompt of a session); Step is the number of assistant messages after the
-	// last user message (0 for the first request of a turn).
+	// UserTurn is the number of user-role messages in the request (1 for the
+	// first prompt of a session; Pi also sends custom messages and /skill:
+	// expansions as user messages); Step is the number of assistant messages
+	// after the last user message (0 for the first request of a turn).
 	UserTurn, Step int
 	S              string // the usage string (see the package comment)
 	Usage          Usage  // what the provider reported for this request
