@@ -10,7 +10,7 @@ import (
 )
 
 // CatalogOf builds the engine's catalog from parsed skills: names,
-// descriptions and declared roles; each body's calls (relevance.CrossRefs:
+// descriptions, declared roles and model tiers; each body's calls (relevance.CrossRefs:
 // the skills it tells the model to load, prohibitions excluded); and the
 // inferred entry skill (relevance.InferEntry over the skills of each
 // folder; when several folders infer one, the first by name). ranker
@@ -26,7 +26,7 @@ func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 	folders := map[string][]string{}
 	var order []string
 	for i, s := range ss {
-		cat.Skills[i] = SkillInfo{Name: s.Name, Description: s.Description, Role: s.Role}
+		cat.Skills[i] = SkillInfo{Name: s.Name, Description: s.Description, Role: s.Role, ModelTier: s.ModelTier}
 		if loads := refs[s.Name].Loads; len(loads) > 0 {
 			cat.Skills[i].Calls = slices.Clone(loads)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/skill-lifecycle/skill-lifecycle/models"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -27,6 +28,13 @@ type Engine struct {
 	topic   []string
 	run     int
 	inRun   bool
+
+	// Model tiers: the parsed `models` key, its diagnostics, the host's
+	// registry and the tier machine's state.
+	mcfg   models.Config
+	mdiags []models.Diagnostic
+	reg    models.Registry
+	mstate models.State
 }
 
 // New returns an engine for the installed skills in cat under cfg, with no
@@ -36,6 +44,7 @@ func New(cat Catalog, cfg rules.Config) *Engine {
 	e.setCatalog(cat)
 	e.cfg = cfg.Clone()
 	e.resolveEntry()
+	e.parseModels()
 	e.reset()
 	return e
 }
@@ -48,6 +57,7 @@ func (e *Engine) reset() {
 	e.topic = nil
 	e.run = 0
 	e.inRun = false
+	e.mstate = models.State{}
 }
 
 func (e *Engine) setCatalog(cat Catalog) {
@@ -207,12 +217,42 @@ func (e *Engine) promptCase(text string) ([]int, rules.PromptCase) {
 // skill (rules.JudgeLoad). A load whose ID is already known, or without an
 // ID or skill, is ignored.
 func (e *Engine) SkillLoaded(l Load) []Decision {
+	return e.SkillsLoaded([]Load{l})
+}
+
+// SkillsLoaded records the bodies that arrived together: the skill tool
+// calls of one assistant message, in call order (or one /skill:name). Each
+// is handled as SkillLoaded describes, in order; then the model tiers see
+// the accepted loads as one batch (docs/models.md: the last switch of a
+// message wins, and only that one is handed to the host).
+func (e *Engine) SkillsLoaded(ls []Load) []Decision {
+	var ds []Decision
+	var accepted []Load
+	for _, l := range ls {
+		d, ok := e.loadOne(l)
+		ds = append(ds, d...)
+		if ok {
+			accepted = append(accepted, l)
+		}
+	}
+	if len(accepted) > 0 {
+		ds = append(ds, e.modelLoads(accepted)...)
+	}
+	return ds
+}
+
+// loadOne records one body; ok is false when the load is ignored.
+func (e *Engine) loadOne(l Load) (ds []Decision, ok bool) {
 	if l.ID == "" || l.Skill == "" {
-		return nil
+		return nil, false
 	}
 	if _, dup := e.byID[l.ID]; dup {
-		return nil
+		return nil, false
 	}
+	return e.bodyLoaded(l), true
+}
+
+func (e *Engine) bodyLoaded(l Load) []Decision {
 	run := e.run
 	if !e.inRun {
 		// A body that arrives between runs (a /skill: expansion) belongs
@@ -265,13 +305,15 @@ func (e *Engine) SkillLoaded(l Load) []Decision {
 func (e *Engine) RunStart() []Decision {
 	e.run++
 	e.inRun = true
-	return []Decision{{V: RecordVersion, Action: ActRun, Run: e.run}}
+	ds := []Decision{{V: RecordVersion, Action: ActRun, Run: e.run}}
+	return append(ds, e.modelStep(e.runStep(e.tiers().RunStart))...)
 }
 
-// RunEnd marks the end of the agent run.
+// RunEnd marks the end of the agent run. A model put on for the run only
+// (a run-scoped tier, a helper's switch) is restored (ActModelRestore).
 func (e *Engine) RunEnd() []Decision {
 	e.inRun = false
-	return nil
+	return e.modelStep(e.runStep(e.tiers().RunEnd))
 }
 
 // Pin pins skill for this session (/skills-pin): its bodies are never
@@ -334,6 +376,7 @@ func (e *Engine) SetEnabled(on bool) []Decision {
 func (e *Engine) SetConfig(cfg rules.Config) []Decision {
 	e.cfg = cfg.Clone()
 	e.resolveEntry()
+	e.parseModels()
 	return nil
 }
 
@@ -397,7 +440,8 @@ func (e *Engine) Bodies() []Body {
 
 // State returns a copy of everything Restore rebuilds.
 func (e *Engine) State() State {
-	s := State{Bodies: e.Bodies(), Pins: maps.Clone(e.pins), Topic: slices.Clone(e.topic), Run: e.run}
+	s := State{Bodies: e.Bodies(), Pins: maps.Clone(e.pins), Topic: slices.Clone(e.topic), Run: e.run, Models: e.ModelState()}
+	s.Models.InRun = false
 	if e.topic != nil && s.Topic == nil {
 		s.Topic = []string{}
 	}
@@ -481,10 +525,19 @@ func (e *Engine) Restore(records []Record) []Problem {
 			e.run = max(e.run, r.Run)
 		case ActTopic:
 			e.topic = nonNil(slices.Clone(r.Topic))
+		case ActModelState:
+			if r.ModelState == nil {
+				bad(i, "model-state record without modelState")
+				continue
+			}
+			e.mstate = copyModelState(*r.ModelState)
+		case ActModel, ActModelRestore, ActModelReport, ActModelNote:
+			// Shown to the user; the state they led to is in model-state.
 		default:
 			bad(i, "unknown record action %q", r.Action)
 		}
 	}
+	e.mstate.InRun = false
 	return probs
 }
 

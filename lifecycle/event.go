@@ -1,6 +1,10 @@
 package lifecycle
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/skill-lifecycle/skill-lifecycle/models"
+)
 
 // EventType names an event in Event.
 type EventType string
@@ -15,6 +19,11 @@ const (
 	EvUnpin    EventType = "unpin"     // Skill
 	EvEnable   EventType = "enable"    // On
 	EvRequest  EventType = "request"   // Request
+	// EvLoads is the loads of one assistant message, in call order.
+	EvLoads         EventType = "loads"          // Loads
+	EvModelSelected EventType = "model-selected" // Selection
+	EvModelFailed   EventType = "model-failed"   // ModelRef, Text (the reason)
+	EvModelReset    EventType = "model-reset"    //
 )
 
 // Event is one event as data, for hosts that queue or log events (replay,
@@ -26,6 +35,11 @@ type Event struct {
 	Skill   string    `json:"skill,omitempty"`
 	On      bool      `json:"on,omitempty"`
 	Request *Request  `json:"request,omitempty"`
+	Loads   []Load    `json:"loads,omitempty"`
+	// Selection is the model the host is on (model-selected).
+	Selection *models.Selection `json:"selection,omitempty"`
+	// ModelRef is the model a switch to failed (model-failed).
+	ModelRef *models.ModelRef `json:"modelRef,omitempty"`
 }
 
 // Apply hands ev to the engine method of its type. An unknown type or a
@@ -55,6 +69,20 @@ func (e *Engine) Apply(ev Event) ([]Decision, error) {
 			r = *ev.Request
 		}
 		return e.BeforeRequest(r), nil
+	case EvLoads:
+		return e.SkillsLoaded(ev.Loads), nil
+	case EvModelSelected:
+		if ev.Selection == nil {
+			return nil, fmt.Errorf("lifecycle: model-selected event without selection")
+		}
+		return e.ModelSelected(*ev.Selection), nil
+	case EvModelFailed:
+		if ev.ModelRef == nil {
+			return nil, fmt.Errorf("lifecycle: model-failed event without modelRef")
+		}
+		return e.ModelSwitchFailed(*ev.ModelRef, ev.Text), nil
+	case EvModelReset:
+		return e.ModelReset(), nil
 	}
 	return nil, fmt.Errorf("lifecycle: unknown event type %q", ev.Type)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/models"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -39,8 +40,13 @@ func randomConfig(r *rand.Rand) rules.Config {
 	if r.Intn(3) == 0 {
 		c.Rules = []rules.Rule{{SkillName: skillNames[r.Intn(len(skillNames))], Keywords: []string{"plot", "again"}, Weight: 1}}
 	}
+	if r.Intn(3) != 0 {
+		c.Models = json.RawMessage(fmt.Sprintf(tiersJSON, []string{"allow-downgrade", "keep", "always"}[r.Intn(3)]))
+	}
 	return c
 }
+
+var modelIDs = []string{"small-m", "mid-m", "big-m", "user-m"}
 
 func randomEvent(r *rand.Rand, nLoads *int) Event {
 	switch k := r.Intn(20); {
@@ -69,6 +75,22 @@ func randomEvent(r *rand.Rand, nLoads *int) Event {
 		return Event{Type: EvUnpin, Skill: skillNames[r.Intn(len(skillNames))]}
 	case k < 18:
 		return Event{Type: EvEnable, On: r.Intn(3) != 0}
+	case k < 19:
+		switch r.Intn(4) {
+		case 0:
+			sl := sel(modelIDs[r.Intn(len(modelIDs))], "")
+			return Event{Type: EvModelSelected, Selection: &sl}
+		case 1:
+			return Event{Type: EvModelFailed, ModelRef: &models.ModelRef{Provider: "p", ID: modelIDs[r.Intn(len(modelIDs))]}, Text: "refused"}
+		case 2:
+			return Event{Type: EvModelReset}
+		default:
+			names := make([]string, 1+r.Intn(3))
+			for i := range names {
+				names[i] = skillNames[r.Intn(len(skillNames))]
+			}
+			return loadsEvent(nLoads, names)
+		}
 	default:
 		return Event{Type: EvRequest, Request: &Request{SincePrevious: 0}}
 	}
@@ -100,7 +122,8 @@ func roundTrip(t *testing.T, recs []Record) []Record {
 func TestRestoreProperty(t *testing.T) {
 	for seed := int64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewSource(seed))
-		cat := testCatalog()
+		cat := modelCatalog()
+		cat.Skills[0].Role = ""
 		if r.Intn(2) == 0 {
 			cat.Skills[0].Role = skills.RoleEntry
 		} else {
@@ -115,6 +138,7 @@ func TestRestoreProperty(t *testing.T) {
 		}
 
 		live := New(cat, cfg)
+		live.SetRegistry(testRegistry)
 		var recs []Record
 		forkAt := r.Intn(n)
 		var fork *Engine
@@ -125,6 +149,7 @@ func TestRestoreProperty(t *testing.T) {
 			}
 			recs = append(recs, ds...)
 			restored := New(cat, cfg)
+			restored.SetRegistry(testRegistry)
 			if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
 				t.Fatalf("seed %d step %d: restore problems %v", seed, i, probs)
 			}

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/models"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -36,6 +37,8 @@ type SkillInfo struct {
 	// Calls lists the skills this skill's body tells the model to load
 	// (relevance's cross-references; "Do not load X" is not a call).
 	Calls []string
+	// ModelTier is the skill's metadata.modelTier as written ("" if none).
+	ModelTier string
 }
 
 // Catalog is the installed skills as the engine sees them.
@@ -64,6 +67,18 @@ const (
 	ActEnabled   Action = "enabled"   // archiving switched on or off (On)
 	ActRun       Action = "run"       // agent run number Run started (record only)
 	ActTopic     Action = "topic"     // the topic reference for same-topic skips (record only)
+
+	// Model tiers (docs/models.md). The host carries out ActModel and
+	// ActModelRestore: set Model.Provider/Model.Model, then, when
+	// Model.Thinking is set, the thinking level. ActModelReport is a
+	// problem to show the user once; ActModelNote a decision that needs no
+	// host call (shown when verbose). ActModelState carries the tier
+	// machine's state for Restore (record only).
+	ActModel        Action = "model"         // switch to Model
+	ActModelRestore Action = "model-restore" // put Model back
+	ActModelReport  Action = "model-report"  // a model problem, reported once
+	ActModelNote    Action = "model-note"    // a model decision with nothing to do
+	ActModelState   Action = "model-state"   // the tier machine's state (record only)
 )
 
 // RecordVersion is the version of the Decision format written in V.
@@ -87,6 +102,23 @@ type Decision struct {
 	Placeholder string        `json:"placeholder,omitempty"` // archive
 	On          *bool         `json:"on,omitempty"`          // enabled
 	Topic       []string      `json:"topic,omitempty"`       // topic
+	// Model is the model decision (model, model-restore, model-report,
+	// model-note).
+	Model *ModelChange `json:"model,omitempty"`
+	// ModelState is the tier machine's state after the event (model-state).
+	ModelState *models.State `json:"modelState,omitempty"`
+}
+
+// ModelChange is a model decision as the host carries it out and the user
+// reads it: the model to set (for model and model-restore), the one it
+// replaces when known, and why.
+type ModelChange struct {
+	Provider string               `json:"provider,omitempty"`
+	Model    string               `json:"model,omitempty"`
+	Thinking models.ThinkingLevel `json:"thinking,omitempty"`
+	From     *models.Selection    `json:"from,omitempty"`
+	Cause    models.Cause         `json:"cause"`
+	Message  string               `json:"message"`
 }
 
 // Record is a Decision as stored in the session.
@@ -116,14 +148,17 @@ type Body struct {
 }
 
 // State is everything the records restore: the bodies in load order, the
-// user's pins and unpins, the switch, the topic reference and the number
-// of the last agent run.
+// user's pins and unpins, the switch, the topic reference, the number of
+// the last agent run and the model tiers' state.
 type State struct {
 	Bodies  []Body          `json:"bodies"`
 	Pins    map[string]bool `json:"pins"`              // true: pinned by the user; false: unpinned
 	Enabled *bool           `json:"enabled,omitempty"` // set by SetEnabled, overriding the config
 	Topic   []string        `json:"topic"`             // nil: no prompt judged yet
 	Run     int             `json:"run"`
+	// Models is the tier machine's state (its InRun is left false: whether
+	// a run is in progress is not restored; see Engine.InRun).
+	Models models.State `json:"models"`
 }
 
 // Problem is a record Restore could not use.
