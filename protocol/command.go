@@ -124,7 +124,7 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 	w, eng := c.s.world, c.s.eng
 	cfg := eng.Config()
 	var b strings.Builder
-	rk := w.index.Rank(prompt, cfg.MinSignal)
+	rk := w.cat.Ranker.Rank(prompt, cfg.MinSignal)
 	fmt.Fprintf(&b, "Ranking for %q", truncate(oneLine(prompt), 80))
 	if !rk.Signal {
 		fmt.Fprintf(&b, " (no skill reaches the minimum signal %.2g)", cfg.MinSignal)

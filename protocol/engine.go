@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
-	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 	"github.com/sourcegraph/jsonrpc2"
@@ -115,57 +114,34 @@ type SetModelParams struct {
 // configuration.
 type world struct {
 	parsed map[string]*skills.Skill
-	index  *relevance.Index
 	cat    lifecycle.Catalog
 	cfg    rules.Config
 	diags  []string
 }
 
-// loadWorld parses the host's skills and reads the configuration: the
-// user's <agentDir>/skill-lifecycle.json and, when the project is trusted,
+// loadWorld parses the host's skills (lifecycle.CatalogOf builds the
+// engine's catalog from them) and reads the configuration: the user's
+// <agentDir>/skill-lifecycle.json and, when the project counts (trusted, or
+// the user's trustProjectConfig for a host without trust),
 // <cwd>/.pi/skill-lifecycle.json.
 func loadWorld(p InitializeParams, list []HostSkill) world {
 	w := world{parsed: map[string]*skills.Skill{}}
-	var docs []relevance.Doc
-	var bodies []relevance.Body
-	var infos []lifecycle.SkillInfo
-	folders := map[string][]string{}
-	var folderOrder []string
+	var ss []skills.Skill
 	for _, hs := range list {
 		s, _, err := readSkill(hs)
 		if err != nil {
 			w.diags = append(w.diags, fmt.Sprintf("skill %q: %v", hs.Name, err))
 			continue
 		}
+		// The host's name and description are the ones the model sees.
+		s.Name, s.Description = hs.Name, hs.Description
 		w.parsed[hs.Name] = s
-		levels := make([]int, len(s.Headings))
-		heads := make([]string, len(s.Headings))
-		for i, h := range s.Headings {
-			heads[i], levels[i] = h.Text, h.Level
-		}
-		docs = append(docs, relevance.Doc{Name: hs.Name, Description: hs.Description, Headings: heads, Levels: levels})
-		bodies = append(bodies, relevance.Body{Name: hs.Name, Text: s.Body})
-		infos = append(infos, lifecycle.SkillInfo{Name: hs.Name, Description: hs.Description, Role: s.Role})
-		root := filepath.Dir(filepath.Dir(hs.Path))
-		if _, seen := folders[root]; !seen {
-			folderOrder = append(folderOrder, root)
-		}
-		folders[root] = append(folders[root], hs.Name)
+		ss = append(ss, *s)
 	}
-	refs := relevance.CrossRefs(bodies)
-	for i := range infos {
-		infos[i].Calls = refs[infos[i].Name].Loads
-	}
-	w.index = relevance.NewIndex(docs, relevance.DefaultParams())
-	w.cat = lifecycle.Catalog{Skills: infos, Ranker: w.index}
-	for _, root := range folderOrder {
-		if e := relevance.InferEntry(folders[root], refs); e != "" {
-			w.cat.InferredEntry = e
-			break
-		}
-	}
+	w.cat = lifecycle.CatalogOf(ss, nil)
 	user, ud := readConfig(filepath.Join(p.AgentDir, rules.FileName), p.AgentDir != "")
-	project, pd := readConfig(filepath.Join(p.Cwd, ".pi", rules.FileName), true)
+	projectFile := filepath.Join(p.Cwd, ".pi", rules.FileName)
+	project, pd := readConfig(projectFile, true)
 	trust := rules.TrustUnknown
 	if p.Trusted != nil {
 		trust = rules.Untrusted
@@ -176,8 +152,8 @@ func loadWorld(p InitializeParams, list []HostSkill) world {
 	w.diags = append(w.diags, ud...)
 	if rules.ProjectCounts(user, trust) {
 		w.diags = append(w.diags, pd...)
-	} else if len(pd) > 0 || fileExists(filepath.Join(p.Cwd, ".pi", rules.FileName)) {
-		w.diags = append(w.diags, fmt.Sprintf("%s is ignored: the project is not trusted", filepath.Join(p.Cwd, ".pi", rules.FileName)))
+	} else if fileExists(projectFile) {
+		w.diags = append(w.diags, fmt.Sprintf("%s is ignored: the project is not trusted", projectFile))
 	}
 	w.cfg = rules.Merge(user, project, trust)
 	return w

@@ -321,3 +321,33 @@ func TestConfigTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillLoadRecordsTheLoad: the skill tool's load is known to the engine
+// as soon as the tool answers; the later before_request does not record it
+// again.
+func TestSkillLoadRecordsTheLoad(t *testing.T) {
+	h := packServer(t, "")
+	var res SkillLoadResult
+	if err := h.call(MethodSkillLoad, SkillLoadParams{Name: "add-go-test", CallID: "call-9"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	recs := waitRecords(t, h.rec, 1)
+	if len(recs) != 1 || recs[0].Action != lifecycle.ActLoad || recs[0].ID != "call-9" || recs[0].Hash != res.Hash {
+		t.Fatalf("records after skill/load = %+v", recs)
+	}
+	var br BeforeRequestResult
+	load := BeforeRequestParams{Loads: []LoadRef{{ID: "call-9", Skill: "add-go-test", Kind: lifecycle.ByTool, Size: int64(len(res.Text))}}}
+	if err := h.call(MethodBeforeRequest, load, &br); err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(h.rec.records(t)); len(got) != 0 {
+		t.Errorf("before_request recorded the load again: %v", got)
+	}
+	// Without a call id (a host that does not give one) nothing is recorded.
+	if err := h.call(MethodSkillLoad, SkillLoadParams{Name: "add-go-test"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(h.rec.records(t)); len(got) != 0 {
+		t.Errorf("skill/load without callId recorded %v", got)
+	}
+}

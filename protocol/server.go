@@ -276,7 +276,7 @@ func (c *call) skillsUpdate() (any, *jsonrpc2.Error) {
 	c.s.cat = newCatalog(p.Skills)
 	cat := c.s.cat
 	w := loadWorld(c.s.init, cat.skills)
-	c.s.world.parsed, c.s.world.index, c.s.world.cat = w.parsed, w.index, w.cat
+	c.s.world.parsed, c.s.world.cat = w.parsed, w.cat
 	ds := c.s.eng.SetCatalog(w.cat)
 	c.s.mu.Unlock()
 	c.emit(ds)
@@ -297,7 +297,17 @@ func (c *call) skillLoad() (any, *jsonrpc2.Error) {
 	if p.Name == "" {
 		return nil, required(c.method, "name")
 	}
-	return c.catalog().loadSkill(p.Name), nil
+	res := c.catalog().loadSkill(p.Name)
+	if res.Found && p.CallID != "" {
+		// The body is in the context from the tool result on: the engine
+		// learns of it now, so that what the load decides (archiving others
+		// mid-run, a model tier) applies from the next request.
+		c.s.mu.Lock()
+		ds := c.s.eng.SkillLoaded(lifecycle.Load{ID: p.CallID, Skill: res.Name, Size: int64(len(res.Text)), Kind: lifecycle.ByTool, Hash: res.Hash})
+		c.s.mu.Unlock()
+		c.emit(ds)
+	}
+	return res, nil
 }
 
 func (c *call) toolCall() (any, *jsonrpc2.Error) {
