@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
@@ -47,6 +48,55 @@ var negators = map[string]bool{
 	"wont": true, "cant": true, "neednt": true, "isnt": true, "arent": true,
 }
 
+// cueOf says whether a folded word is a load verb or a negator (the keys
+// of loadVerbs and negators; TestCueOf keeps them in step). A switch on
+// the bytes costs no allocation and no hashing.
+func cueOf(w []byte) uint8 {
+	switch string(w) {
+	case "load", "loads", "loading", "reload", "reloads",
+		"invoke", "invokes", "invoking",
+		"call", "calls", "calling",
+		"use", "uses", "using",
+		"run", "runs", "running",
+		"dispatch", "dispatches", "dispatching",
+		"delegate", "delegates", "delegating",
+		"route", "routes", "routing",
+		"hand", "hands", "handoff":
+		return cueVerb
+	case "not", "never", "no", "nor", "without", "avoid", "avoiding", "cannot",
+		"dont", "doesnt", "didnt", "mustnt", "shouldnt", "wont", "cant",
+		"neednt", "isnt", "arent":
+		return cueNegator
+	}
+	return 0
+}
+
+// trimToken drops hyphens, underscores and apostrophes around a token and
+// a possessive "'s".
+func trimToken(t string) string {
+	for {
+		n := len(t)
+		t = strings.TrimSuffix(strings.TrimSuffix(t, "'s"), "\u2019s")
+		for len(t) > 0 && (t[0] == '-' || t[0] == '_' || t[0] == '\'') {
+			t = t[1:]
+		}
+		for len(t) > 0 && (t[len(t)-1] == '-' || t[len(t)-1] == '_' || t[len(t)-1] == '\'') {
+			t = t[:len(t)-1]
+		}
+		t = strings.TrimPrefix(strings.TrimSuffix(t, "\u2019"), "\u2019")
+		if len(t) == n {
+			return t
+		}
+	}
+}
+
+// Kinds of cue words, and the length of the longest.
+const (
+	cueVerb    = 1
+	cueNegator = 2
+	maxCueLen  = 12
+)
+
 const (
 	// negationWindow is how many words before a load verb a negator may
 	// stand ("do not ever load": 2).
@@ -57,8 +107,12 @@ const (
 	callReach = 12
 )
 
-// nameSet maps lower-cased skill names to their canonical spelling.
-type nameSet map[string]string
+// nameSet maps lower-cased skill names to their canonical spelling;
+// oneWord is set when some name has no hyphen.
+type nameSet struct {
+	m       map[string]string
+	oneWord bool
+}
 
 // CrossRefs reads every body once and reports, for each skill, the other
 // skills it names and those it tells the model to load. Names are found by
@@ -77,10 +131,16 @@ type nameSet map[string]string
 // Clauses end at ". ", ";", "!", "?", table cells, blank lines, list items
 // and headings.
 func CrossRefs(bodies []Body) map[string]Refs {
-	names := make(nameSet, len(bodies))
+	names := nameSet{m: make(map[string]string, len(bodies))}
 	for _, b := range bodies {
 		if b.Name != "" {
-			names[strings.ToLower(b.Name)] = b.Name
+			low := strings.ToLower(b.Name)
+			if _, dup := names.m[low]; !dup {
+				names.m[low] = b.Name
+			}
+			if !strings.Contains(low, "-") {
+				names.oneWord = true
+			}
 		}
 	}
 	out := make(map[string]Refs, len(bodies))
@@ -155,16 +215,16 @@ func (sc *scanner) scan(self, text string, names nameSet) Refs {
 				}
 				i += s2
 			}
-			tok := strings.Trim(text[start:i], "-_'’")
-			tok = strings.TrimSuffix(strings.TrimSuffix(tok, "'s"), "’s")
+			tok := trimToken(text[start:i])
 			if tok == "" {
 				continue
 			}
-			low := sc.lowerASCII(tok)
-			// A skill name?
-			if canon, ok := names[low]; ok && canon != self {
-				hyphenated := strings.ContainsRune(tok, '-')
-				if hyphenated || backticked(text, start, i) || nextWordIsSkill(text, i) {
+			low, hyphenated := sc.fold(tok)
+			// A skill name? One-word names only in backticks or before
+			// "skill".
+			if hyphenated || names.oneWord {
+				if canon, ok := names.m[string(low)]; ok && canon != self &&
+					(hyphenated || backticked(text, start, i) || nextWordIsSkill(text, i)) {
 					sc.named[canon] = true
 					if pos-verbPos <= callReach {
 						if !verbNeg {
@@ -178,18 +238,20 @@ func (sc *scanner) scan(self, text string, names nameSet) Refs {
 			}
 			// Hyphenated words like auto-load: the last part decides.
 			word := low
-			if k := strings.LastIndexAny(word, "-_"); k >= 0 {
-				word = word[k+1:]
+			for k := len(word) - 1; k >= 0; k-- {
+				if word[k] == '-' || word[k] == '_' {
+					word = word[k+1:]
+					break
+				}
 			}
-			if strings.ContainsAny(word, "'’") {
-				word = strings.NewReplacer("'", "", "’", "").Replace(word)
-			}
-			switch {
-			case negators[word]:
-				negPos = pos
-			case loadVerbs[word]:
-				verbNeg = negPos > prevVerb && pos-negPos <= negationWindow
-				prevVerb, verbPos = pos, pos
+			if len(word) <= maxCueLen {
+				switch cueOf(word) {
+				case cueNegator:
+					negPos = pos
+				case cueVerb:
+					verbNeg = negPos > prevVerb && pos-negPos <= negationWindow
+					prevVerb, verbPos = pos, pos
+				}
 			}
 			pos++
 			continue
@@ -256,33 +318,29 @@ func nextWordIsSkill(text string, end int) bool {
 	return !unicode.IsLetter(r) || r == 's'
 }
 
-// lowerASCII returns s lower-cased, reusing a buffer when s is ASCII; the
-// result is only valid until the next call.
-func (sc *scanner) lowerASCII(s string) string {
-	ascii, upper := true, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+// fold returns tok lower-cased without apostrophes, in the scanner's
+// buffer (valid until the next call), and whether it holds a hyphen.
+func (sc *scanner) fold(tok string) (low []byte, hyphen bool) {
+	sc.lower = sc.lower[:0]
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
 		if c >= utf8.RuneSelf {
-			ascii = false
-			break
+			// Rare: fold the whole token the Unicode way.
+			sc.lower = append(sc.lower[:0], strings.ToLower(strings.ReplaceAll(tok, "’", ""))...)
+			sc.lower = bytes.ReplaceAll(sc.lower, []byte("'"), nil)
+			return sc.lower, bytes.IndexByte(sc.lower, '-') >= 0
 		}
-		if 'A' <= c && c <= 'Z' {
-			upper = true
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '\'':
+			continue
+		case c == '-':
+			hyphen = true
 		}
+		sc.lower = append(sc.lower, c)
 	}
-	if !ascii {
-		return strings.ToLower(s)
-	}
-	if !upper {
-		return s
-	}
-	sc.lower = append(sc.lower[:0], s...)
-	for i, c := range sc.lower {
-		if 'A' <= c && c <= 'Z' {
-			sc.lower[i] = c + 'a' - 'A'
-		}
-	}
-	return string(sc.lower)
+	return sc.lower, hyphen
 }
 
 func sortedKeys(m map[string]bool) []string {

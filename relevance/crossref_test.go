@@ -170,3 +170,30 @@ func FuzzCrossRefs(f *testing.F) {
 		}
 	})
 }
+
+// TestCueOf keeps cueOf in step with the loadVerbs and negators lists.
+func TestCueOf(t *testing.T) {
+	for w := range loadVerbs {
+		if w == "→" || w == "=>" {
+			continue // symbols, handled by the scanner itself
+		}
+		if cueOf([]byte(w)) != cueVerb {
+			t.Errorf("cueOf(%q) is not a verb", w)
+		}
+	}
+	for w := range negators {
+		if cueOf([]byte(w)) != cueNegator {
+			t.Errorf("cueOf(%q) is not a negator", w)
+		}
+	}
+	for _, w := range []string{"", "loader", "note", "user", "x"} {
+		if c := cueOf([]byte(w)); c != 0 {
+			t.Errorf("cueOf(%q) = %d", w, c)
+		}
+	}
+	for in, want := range map[string]string{"-b-skill-": "b-skill", "b-skill's": "b-skill", "’tis’": "tis", "'''": "", "a": "a"} {
+		if got := trimToken(in); got != want {
+			t.Errorf("trimToken(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
