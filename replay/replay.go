@@ -317,10 +317,16 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 			}
 		}
 	}
-	rep.Calibration, rep.Accuracy = b.calibrate()
+	var measured []observed
+	rep.Calibration, rep.Accuracy, measured = b.calibrate()
 	idx := len(r.branches)
 	for i, spec := range r.specs {
-		out := b.run(spec, rep.Calibration, idx, &r.series[i])
+		var out runOut
+		if i == 0 { // keep-all: priced from the calibration pass
+			out = b.priceKeepAll(rep.Calibration, measured, idx, &r.series[i])
+		} else {
+			out = b.run(spec, rep.Calibration, idx, &r.series[i])
+		}
 		res := &r.results[i]
 		t := out.totals
 		res.CostUSD += t.Total
@@ -380,9 +386,27 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string) pricing.Segme
 		}
 	}
 	b.buf = serialise(b.buf[:0], m, replace)
-	s := b.segment(string(b.buf))
+	s := b.bytesSegment(b.buf)
 	b.segs[k] = s
 	return s
+}
+
+// segmentTextPrefix is how much of a message's text a segment keeps for
+// counting a shared prefix inside the first message that differs (a
+// placeholder against a body, a summary against a message): enough for
+// the message's structure and the start of its content, without keeping
+// a copy of every body.
+const segmentTextPrefix = 512
+
+func (b *branch) bytesSegment(buf []byte) pricing.Segment {
+	keep := buf
+	if len(keep) > segmentTextPrefix {
+		keep = keep[:segmentTextPrefix]
+		for len(keep) > 0 && !utf8.RuneStart(buf[len(keep)]) {
+			keep = keep[:len(keep)-1]
+		}
+	}
+	return pricing.Segment{Hash: maphash.Bytes(b.r.seed, buf), Len: utf8.RuneCount(buf), Text: string(keep)}
 }
 
 func replaceSkillBlock(t, ph string) string {
@@ -477,15 +501,22 @@ func usable(m *session.Message) bool {
 	return u != nil && u.Input+u.CacheRead+u.CacheWrite > 0 && m.StopReason != "error" && m.StopReason != "aborted"
 }
 
+// observed is one keep-all request measured without header.
+type observed struct {
+	m, p            int // request chars without header; prefix shared with the previous request
+	pt, cached      int // recorded prompt and cached tokens
+	first, ok       bool
+	t               time.Time
+	provider, model string
+	out             *session.Message
+}
+
 // calibrate finds the header length and characters per token that turn
 // keep-all's rebuilt requests into the recorded prompt sizes, and measures
-// how close they come.
-func (b *branch) calibrate() (Calibration, Accuracy) {
-	type obs struct {
-		m, p       int // request chars without header; prefix shared with the previous request
-		pt, cached int
-		first, ok  bool
-	}
+// how close they come. It returns the measured requests, from which
+// keep-all is priced without rebuilding them.
+func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
+	type obs = observed
 	var all []obs
 	cb := session.NewContextBuilder(b.br)
 	var prev, prevTail []pricing.Segment
@@ -494,7 +525,8 @@ func (b *branch) calibrate() (Calibration, Accuracy) {
 		e := cb.Peek()
 		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
 			segs, tail := rb.request(cb, nil, nil, 0, e)
-			o := obs{m: pricing.Length(segs) + pricing.Length(tail), first: prev == nil}
+			o := obs{m: pricing.Length(segs) + pricing.Length(tail), first: prev == nil,
+				t: requestTime(e), provider: m.Provider, model: m.Model, out: m}
 			if prev != nil {
 				o.p = pricing.CommonPrefixSplit(prev, prevTail, segs, tail)
 			}
@@ -580,7 +612,29 @@ func (b *branch) calibrate() (Calibration, Accuracy) {
 	if sumRec > 0 {
 		acc.TotalPromptErrPct = math.Abs(sumPred-sumRec) / sumRec * 100
 	}
-	return cal, acc
+	return cal, acc, all
+}
+
+// priceKeepAll prices keep-all from the requests calibrate measured.
+func (b *branch) priceKeepAll(cal Calibration, all []observed, branchIdx int, series *[]Point) runOut {
+	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
+	for _, o := range all {
+		out := outputTokens(o.out, cal)
+		c := meter.PriceMeasured(pricing.Request{Time: o.t, Provider: o.provider, Model: o.model, OutputTokens: out},
+			cal.HeaderChars+o.m, cal.HeaderChars+o.p)
+		if b.r.opts.Series {
+			*series = append(*series, Point{Branch: branchIdx, Tokens: c.PromptTokens, Time: o.t})
+		}
+	}
+	return runOut{totals: meter.Totals}
+}
+
+// outputTokens is the recorded output, else an estimate from the response.
+func outputTokens(m *session.Message, cal Calibration) int {
+	if m.Usage != nil && m.Usage.Output > 0 {
+		return m.Usage.Output
+	}
+	return int(math.Ceil(float64(outputChars(m)) / cal.CharsPerToken))
 }
 
 func pctErr(got, want int) float64 {
@@ -687,13 +741,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 						break
 					}
 				}
-				outTok := 0
-				if m.Usage != nil && m.Usage.Output > 0 {
-					outTok = m.Usage.Output
-				} else {
-					outTok = int(math.Ceil(float64(outputChars(m)) / cal.CharsPerToken))
-				}
-				price(cb, e, t, m.Provider, m.Model, outTok)
+				price(cb, e, t, m.Provider, m.Model, outputTokens(m, cal))
 			}
 		}
 		cb.Step()

@@ -222,8 +222,17 @@ func (p *jparser) str() string {
 }
 
 func (p *jparser) strSlow(start int) string {
+	// The unescaped string is no longer than its raw text: size the
+	// builder once.
+	end := p.i
+	for end < len(p.s) && p.s[end] != '"' {
+		if p.s[end] == '\\' {
+			end++
+		}
+		end++
+	}
 	var b strings.Builder
-	b.Grow(p.i - start + 64)
+	b.Grow(end - start)
 	if seg := p.s[start:p.i]; utf8.ValidString(seg) {
 		b.WriteString(seg)
 	} else {

@@ -25,9 +25,11 @@ import (
 type Segment struct {
 	Hash uint64 // identity of the text: equal texts have equal hashes
 	Len  int    // length in characters (Unicode code points)
-	// Text is optional. When the first differing segments of two requests
-	// both carry their text, the common prefix inside them is counted to
-	// the character; otherwise it counts as zero.
+	// Text is optional: the segment's text, or a prefix of it. When the
+	// first differing segments of two requests both carry text, the common
+	// prefix inside them is counted to the character, up to the shorter
+	// Text (exact whenever the texts differ within it); otherwise it
+	// counts as zero.
 	Text string
 }
 
@@ -77,8 +79,14 @@ func CommonPrefixSplit(a, aTail, b, bTail []Segment) int {
 		return &tail[i-len(s)]
 	}
 	na, nb := len(a)+len(aTail), len(b)+len(bTail)
-	n := 0
-	for i := 0; i < na && i < nb; i++ {
+	n, i := 0, 0
+	// Slices over the same memory share their first elements: only sum.
+	if len(a) > 0 && len(b) > 0 && &a[0] == &b[0] {
+		for ; i < len(a) && i < len(b); i++ {
+			n += a[i].Len
+		}
+	}
+	for ; i < na && i < nb; i++ {
 		x, y := at(a, aTail, i), at(b, bTail, i)
 		if same(x, y) {
 			n += x.Len
@@ -353,7 +361,21 @@ func (m *Meter) Tokens(chars int) int { return int(math.Ceil(float64(chars) / m.
 // Price prices r against the previous request and remembers r. The
 // segments are kept (not copied) until the next call.
 func (m *Meter) Price(r Request) Cost {
-	c := Cost{PromptChars: Length(r.Segments) + Length(r.Tail), OutputTokens: r.OutputTokens}
+	prompt := Length(r.Segments) + Length(r.Tail)
+	prefix := 0
+	if m.started {
+		prefix = CommonPrefixSplit(m.prev, m.prevTail, r.Segments, r.Tail)
+	}
+	c := m.PriceMeasured(r, prompt, prefix)
+	m.prev, m.prevTail = r.Segments, r.Tail
+	return c
+}
+
+// PriceMeasured prices a request whose length and prefix shared with the
+// previous request the caller has measured (r.Segments and r.Tail are
+// ignored). Do not mix with Price on one meter.
+func (m *Meter) PriceMeasured(r Request, promptChars, prefixChars int) Cost {
+	c := Cost{PromptChars: promptChars, OutputTokens: r.OutputTokens}
 	model := r.Provider + "/" + r.Model
 	switch {
 	case !m.started:
@@ -364,7 +386,7 @@ func (m *Meter) Price(r Request) Cost {
 		c.Cold = ColdExpiry
 	}
 	if m.started {
-		c.PrefixChars = CommonPrefixSplit(m.prev, m.prevTail, r.Segments, r.Tail)
+		c.PrefixChars = prefixChars
 	}
 	cpt := m.opts.CharsPerToken
 	c.PromptTokens = int(math.Ceil(float64(c.PromptChars)/cpt)) + r.ExtraPromptTokens
@@ -383,6 +405,6 @@ func (m *Meter) Price(r Request) Cost {
 	c.Output = float64(c.OutputTokens) * p.Output / 1e6
 	c.Total = c.CacheRead + c.CacheWrite + c.Output
 	m.Totals.Add(c)
-	m.prev, m.prevTail, m.prevLen, m.prevTime, m.prevModel, m.started = r.Segments, r.Tail, c.PromptChars, r.Time, model, true
+	m.prevLen, m.prevTime, m.prevModel, m.started = c.PromptChars, r.Time, model, true
 	return c
 }
