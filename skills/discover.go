@@ -230,7 +230,8 @@ func Discover(opts Options) *Catalog {
 // parsed and validated form.
 type item struct {
 	path, real, source string
-	f                  *os.File // open, when the walk opened it already
+	h                  handle // open, when hasH: the walk opened it already
+	hasH               bool
 	s                  *Skill
 	diags              []Diagnostic
 	ok                 bool
@@ -241,16 +242,13 @@ func (it *item) load(mode Mode) {
 	if it.path == "" {
 		return // a walk diagnostic only
 	}
-	f := it.f
-	if f == nil {
-		var err error
-		if f, err = os.Open(it.path); err != nil {
-			it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: "file-unreadable", Message: fmt.Sprintf("cannot read skill file: %v", err)})
-			return
-		}
+	var data []byte
+	var err error
+	if it.hasH {
+		data, err = it.h.readAll(MaxFileSize)
+	} else {
+		data, err = readLimited(it.path, MaxFileSize)
 	}
-	data, err := readAllLimited(f, MaxFileSize)
-	f.Close()
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
 			it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: "file-too-large",
@@ -314,12 +312,9 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 	// common case (a regular SKILL.md, or none); a linked SKILL.md is
 	// handled below from the folder listing.
 	full := filepath.Join(path, "SKILL.md")
-	if f, err := openNoFollow(full); err == nil {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			w.file(full, filepath.Join(real, "SKILL.md"), source, f)
-			return
-		}
-		f.Close()
+	if h, ok := openRegular(full); ok {
+		w.file(full, filepath.Join(real, "SKILL.md"), source, &h)
+		return
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
@@ -380,15 +375,18 @@ func holds(dir, path string) bool {
 }
 
 // file records one skill file, once per real path, and hands it on.
-func (w *walker) file(path, real, source string, f *os.File) {
+func (w *walker) file(path, real, source string, h *handle) {
 	if w.seen[real] {
-		if f != nil {
-			f.Close()
+		if h != nil {
+			h.close()
 		}
 		return
 	}
 	w.seen[real] = true
-	it := &item{path: path, real: real, source: source, f: f}
+	it := &item{path: path, real: real, source: source}
+	if h != nil {
+		it.h, it.hasH = *h, true
+	}
 	w.items = append(w.items, it)
 	w.emit(it)
 }

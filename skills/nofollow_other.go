@@ -2,13 +2,16 @@
 
 package skills
 
-import (
-	"errors"
-	"os"
-)
+import "errors"
 
-// openNoFollow is not available here; callers fall back to listing the
-// folder.
-func openNoFollow(string) (*os.File, error) {
-	return nil, errors.New("open without following links is not supported")
+// handle is unused here: openRegular always declines and the walk lists
+// the folder instead.
+type handle struct{}
+
+func openRegular(string) (handle, bool) { return handle{}, false }
+
+func (handle) readAll(int64) ([]byte, error) {
+	return nil, errors.New("not supported")
 }
+
+func (handle) close() {}

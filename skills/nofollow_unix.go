@@ -2,12 +2,57 @@
 
 package skills
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// openNoFollow opens a file for reading unless it is a symbolic link.
-func openNoFollow(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+// handle is a skill file opened by the walk, read later by a worker. Raw
+// descriptors skip what os.File adds per file (a poller registration and
+// a finalizer), which is a tenth of discovery's cost on 10,000 skills.
+type handle struct {
+	fd   int
+	size int64
 }
+
+// openRegular opens path for reading if it is a regular file and not a
+// symbolic link; ok is false otherwise (the caller then lists the folder).
+func openRegular(path string) (h handle, ok bool) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return handle{}, false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd)
+		return handle{}, false
+	}
+	return handle{fd: fd, size: st.Size}, true
+}
+
+// readAll reads the file to its end and closes it, failing with
+// errTooLarge past limit bytes.
+func (h handle) readAll(limit int64) ([]byte, error) {
+	defer syscall.Close(h.fd)
+	if h.size > limit {
+		return nil, errTooLarge
+	}
+	buf := make([]byte, h.size+1) // one spare byte shows a file that grew
+	n := 0
+	for {
+		m, err := syscall.Read(h.fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		n += m
+		if int64(n) > limit {
+			return nil, errTooLarge
+		}
+		if m == 0 || n < len(buf) {
+			return buf[:n], nil // a short read of a regular file is its end
+		}
+		buf = append(buf, make([]byte, 4096)...)
+	}
+}
+
+func (h handle) close() { syscall.Close(h.fd) }
