@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -134,6 +136,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	softMemoryLimit()
 	cat, err := loadCatalog(a.dirs)
 	if err != nil {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
@@ -159,4 +162,17 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// explainMemoryLimit is the soft heap limit explain sets for itself unless
+// GOMEMLIMIT is given: the catalog's bodies are most of the live heap, and
+// without a limit the collector lets the heap reach twice that before it
+// runs. On a 10,000-skill catalogue (50 MB of bodies) this keeps the peak
+// resident size near 115 MB instead of 150 MB, for a few more collections.
+const explainMemoryLimit = 100 << 20
+
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(explainMemoryLimit)
+	}
 }
