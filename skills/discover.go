@@ -145,6 +145,22 @@ func (c *Catalog) Lookup(name string) (*Skill, bool) {
 	return s, ok
 }
 
+// LookupPath returns the skill whose file is path, compared with both the
+// path as found and the path with links resolved (a model may read the
+// file through either).
+func (c *Catalog) LookupPath(path string) (*Skill, bool) {
+	if c == nil {
+		return nil, false
+	}
+	path = filepath.Clean(path)
+	for _, s := range c.Skills {
+		if s.Path == path || s.RealPath == path {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
 // Names returns the skills' names in catalog order.
 func (c *Catalog) Names() []string {
 	names := make([]string, len(c.Skills))

@@ -174,6 +174,14 @@ func TestDiscoverRules(t *testing.T) {
 	if s, _ := c.Lookup("c"); s == nil || s.RealPath != filepath.Join(root, "other", "c.md") {
 		t.Errorf("real path of c = %+v", s)
 	}
+	for _, p := range []string{filepath.Join(root, "s", "c", "SKILL.md"), filepath.Join(root, "other", "c.md")} {
+		if s, ok := c.LookupPath(p); !ok || s.Name != "c" {
+			t.Errorf("LookupPath(%s) = %v, %v", p, s, ok)
+		}
+	}
+	if _, ok := c.LookupPath(filepath.Join(root, "s", "big", "SKILL.md")); ok {
+		t.Error("LookupPath found a skipped file")
+	}
 }
 
 func TestDiscoverMissingPaths(t *testing.T) {
