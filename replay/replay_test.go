@@ -357,3 +357,20 @@ func TestPiSessionsReplay(t *testing.T) {
 }
 
 var filepathStat = os.Stat
+
+// Sessions recorded by real Pi (0.73.1 and 1.6) in the end-to-end tests:
+// keep-all reproduces every recorded prompt and uncached input exactly.
+func TestE2ESessionsReproduceRecordedUsage(t *testing.T) {
+	for _, f := range []string{"pi073-read-skill.jsonl", "pi16-noext-three-turns.jsonl"} {
+		r := NewRunner(Options{TTL: DefaultTTL})
+		if err := r.AddFile(filepath.Join(repoRoot(), "testdata", "sessions", f)); err != nil {
+			t.Fatal(err)
+		}
+		rep := r.Report()
+		b := rep.Branches[0]
+		a := b.Accuracy
+		if len(rep.Diagnostics) > 0 || b.Calibration.Method != "exact" || a.Compared != b.Requests || a.PromptExact != a.Compared || a.InputExact != a.Compared {
+			t.Errorf("%s: diagnostics %v, calibration %+v, accuracy %+v over %d requests", f, rep.Diagnostics, b.Calibration, a, b.Requests)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -215,7 +217,7 @@ func sessionFiles(args []string) ([]sessionFile, int64, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") && isSessionFile(p) {
 				info, err := d.Info()
 				if err != nil {
 					return err
@@ -234,6 +236,31 @@ func sessionFiles(args []string) ([]sessionFile, int64, error) {
 		out = append(out, found...)
 	}
 	return out, total, nil
+}
+
+// isSessionFile reports whether a file found in a folder starts with a
+// session header, as Pi requires ({"type":"session","id":...}); other
+// .jsonl files, such as request logs kept beside sessions, are left out.
+// Files named on the command line are always read.
+func isSessionFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true // let the reader report it
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return false
+	}
+	var h struct {
+		Type string `json:"type"`
+		ID   any    `json:"id"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(line), &h) != nil {
+		return false
+	}
+	_, ok := h.ID.(string)
+	return h.Type == "session" && ok
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -66,6 +66,19 @@ func TestReplayCommand(t *testing.T) {
 		t.Errorf("table: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 
+	// A folder holding request logs beside sessions: only the sessions
+	// are replayed.
+	out.Reset()
+	errb.Reset()
+	sessions := filepath.Join("..", "..", "testdata", "sessions")
+	if code := run([]string{"replay", "--json", sessions}, &out, &errb); code != 0 {
+		t.Fatalf("sessions folder: exit %d: %s", code, errb.String())
+	}
+	rep.Files = 0
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Files != 2 || errb.Len() != 0 {
+		t.Errorf("sessions folder: %v, %d files, stderr %q", err, rep.Files, errb.String())
+	}
+
 	usage := []struct {
 		name string
 		args []string
