@@ -3,8 +3,11 @@
 // leniently, as Pi does when it loads a skill, or strictly, as the Agent
 // Skills reference validator does. Every problem is reported as a Diagnostic
 // that names the file, and where known the line and field; a bad skill never
-// stops the others from loading. Reading files happens only in the discovery
-// functions; parsing and validation work on bytes they are handed.
+// stops the others from loading. Files are read only by Discover and the
+// Check functions (and written only by GenerateSkills, for benchmarks);
+// Parse and Validate work on the bytes and values they are handed. The
+// rules, and where Pi and the reference validator disagree, are described
+// in docs/skills.md.
 package skills
 
 // Role is the part a skill plays in a pack: the entry (router) skill that
