@@ -31,7 +31,7 @@ go test -count=1 ./...
 echo "== fuzz (short)"
 for spec in $(bash scripts/fuzz-targets.sh 2>/dev/null); do
   pkg=${spec%%:*}; name=${spec##*:}
-  go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-10s}" "$pkg"
+  go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-8s}" -fuzzminimizetime=2s "$pkg"
 done
 
 if [ -x scripts/e2e.sh ]; then
