@@ -162,6 +162,10 @@ class Sidecar {
 	init?: InitializeResult;
 	skills: HostSkill[] = [];
 	ctx?: Ctx;
+	// modelSwitch settles when the model switches asked so far are done;
+	// switching is true while the bridge itself changes the model.
+	modelSwitch: Promise<void> = Promise.resolve();
+	switching = false;
 
 	constructor(private pi: Pi) {}
 
@@ -257,7 +261,10 @@ class Sidecar {
 				this.say(`skill-lifecycle: could not record a decision: ${(err as Error).message}`, "warning");
 			}
 		});
-		conn.onNotification("host/setModel", (p: any) => void this.setModel(p));
+		conn.onNotification("host/setModel", (p: any) => {
+			const prev = this.modelSwitch;
+			this.modelSwitch = prev.then(() => this.setModel(p));
+		});
 		conn.onError(() => this.down(proc));
 		conn.onClose(() => this.down(proc));
 		conn.listen();
@@ -376,11 +383,14 @@ class Sidecar {
 		await withTimeout(conn.sendRequest("session/restore", { records }), Math.max(3000, 2 * timeoutMs()), "session/restore");
 	}
 
+	// setModel carries out host/setModel, then reports the model in use
+	// (model/changed, source "set") or the failure (model/switchFailed).
 	async setModel(p: any) {
 		const ctx = this.ctx;
 		if (!ctx || !p) return;
 		let ok = false;
 		let why = "";
+		this.switching = true;
 		try {
 			const model = ctx.modelRegistry?.find?.(p.provider, p.id);
 			if (!model) {
@@ -392,8 +402,19 @@ class Sidecar {
 			}
 		} catch (err) {
 			why = (err as Error).message;
+		} finally {
+			this.switching = false;
 		}
-		if (!ok) this.notify("model/switchFailed", { provider: p.provider, id: p.id, reason: why });
+		if (!ok) {
+			this.notify("model/switchFailed", { provider: p.provider, id: p.id, reason: why });
+			return;
+		}
+		const cur = this.ctx?.model ?? ctx.model;
+		await this.request("model/changed", {
+			model: { provider: cur?.provider ?? p.provider, id: cur?.id ?? p.id },
+			thinkingLevel: safe(() => this.pi.getThinkingLevel?.()) ?? "",
+			source: "set",
+		});
 	}
 
 	async stop() {
@@ -526,10 +547,10 @@ function hostModels(ctx: Ctx): unknown[] {
 		provider: m.provider,
 		id: m.id,
 		name: m.name,
-		input: m.cost?.input ?? 0,
-		output: m.cost?.output ?? 0,
-		cacheRead: m.cost?.cacheRead ?? 0,
-		cacheWrite: m.cost?.cacheWrite ?? 0,
+		input: typeof m.cost?.input === "number" ? m.cost.input : undefined,
+		output: typeof m.cost?.output === "number" ? m.cost.output : undefined,
+		cacheRead: typeof m.cost?.cacheRead === "number" ? m.cost.cacheRead : undefined,
+		cacheWrite: typeof m.cost?.cacheWrite === "number" ? m.cost.cacheWrite : undefined,
 		contextWindow: m.contextWindow ?? 0,
 		reasoning: !!m.reasoning,
 		hasAuth: avail.has(`${m.provider}/${m.id}`),
@@ -670,6 +691,9 @@ export default function skillLifecycle(pi: Pi) {
 					);
 				}
 				if (!res.found) throw new Error(res.text);
+				// A model tier switch asked for by this load is made before
+				// the next request.
+				await side.modelSwitch.catch(() => undefined);
 				return {
 					content: [{ type: "text", text: res.text }],
 					details: { skill: res.name, hash: res.hash, baseDir: res.baseDir },
@@ -762,11 +786,13 @@ export default function skillLifecycle(pi: Pi) {
 	});
 	pi.on("agent_end", async (_event: any, ctx: Ctx) => {
 		if (side.available || side.init) await side.request("run/end", {}, ctx);
+		await side.modelSwitch.catch(() => undefined);
 	});
 
 	pi.on("model_select", async (event: any, ctx: Ctx) => {
 		modelChangedSinceRequest = true;
 		if (!side.available && !side.init) return;
+		if (side.switching) return; // our own switch: reported once it is complete
 		const m = event?.model;
 		if (!m) return;
 		await side.request(

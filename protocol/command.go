@@ -234,19 +234,52 @@ func (c *call) cmdReload(string) (CommandResult, *jsonrpc2.Error) {
 	return CommandResult{Text: text, Level: level}, nil
 }
 
-// cmdModel shows the model tiers configuration.
+// cmdModel answers /skills-model: the current model and, for each skill,
+// the model it would run on if loaded now; "/skills-model reset" puts back
+// the model from before the first switch of the session.
 func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
+	switch args {
+	case "":
+	case "reset":
+		c.s.mu.Lock()
+		ds := c.s.eng.ModelReset()
+		c.s.mu.Unlock()
+		c.emit(ds)
+		for _, d := range ds {
+			if d.Action == lifecycle.ActModelRestore && d.Model != nil {
+				return CommandResult{Text: d.Model.Message, Level: "info"}, nil
+			}
+		}
+		return CommandResult{Text: "No model switch to undo.", Level: "info"}, nil
+	default:
+		return CommandResult{}, rpcError(CodeInvalidParams, "%s: args: %q is not understood (usage: /skills-model [reset])", c.method, args)
+	}
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	cur := "unknown"
-	if m := c.s.init.CurrentModel; m != nil {
+	if st := c.s.eng.ModelState(); st.Current != nil {
+		cur = st.Current.String()
+	} else if m := c.s.init.CurrentModel; m != nil {
 		cur = m.Provider + "/" + m.ID
 	}
-	cfg := c.s.eng.Config()
-	if len(cfg.Models) == 0 {
-		return CommandResult{Text: fmt.Sprintf("Current model: %s. No model tiers are configured (skill-lifecycle.json, key models).", cur), Level: "info"}, nil
+	mc := c.s.eng.ModelConfig()
+	if !mc.Enabled || len(mc.Tiers) == 0 {
+		return CommandResult{Text: fmt.Sprintf("Current model: %s. No model tiers are configured (skill-lifecycle.json, key models), so no skill switches the model.", cur), Level: "info"}, nil
 	}
-	return CommandResult{Text: fmt.Sprintf("Current model: %s. Model tiers: %s", cur, string(cfg.Models)), Level: "info"}, nil
+	var b strings.Builder
+	fmt.Fprintf(&b, "Current model: %s.\nIf loaded now:\n", cur)
+	for _, s := range c.s.cat.visible() {
+		ex := c.s.eng.ExplainModel(s.Name)
+		verb := "stays on"
+		if ex.Switch {
+			verb = "switches to"
+		}
+		fmt.Fprintf(&b, "- %s: %s %s (%s)\n", s.Name, verb, ex.Model, ex.Cause.Reason)
+		for _, r := range ex.Reports {
+			fmt.Fprintf(&b, "  ! %s\n", r)
+		}
+	}
+	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
 }
 
 func oneLine(s string) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/models"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 	"github.com/sourcegraph/jsonrpc2"
@@ -192,11 +193,52 @@ func readConfig(path string, want bool) (rules.Fragment, []string) {
 	return frag, out
 }
 
-// emit sends each decision to the host as a session entry.
+// emit sends each decision to the host as a session entry, and carries
+// out the model decisions: a switch or restore becomes host/setModel (and
+// a line for the user), a model problem a warning.
 func (c *call) emit(ds []lifecycle.Decision) {
 	for _, d := range ds {
 		_ = c.conn.Notify(c.ctx, NotifyAppendEntry, AppendEntryParams{CustomType: EntryType, Data: d})
+		if d.Model == nil {
+			continue
+		}
+		switch d.Action {
+		case lifecycle.ActModel, lifecycle.ActModelRestore:
+			if d.Model.Provider == "" || d.Model.Model == "" {
+				continue
+			}
+			_ = c.conn.Notify(c.ctx, NotifySetModel, SetModelParams{Provider: d.Model.Provider, ID: d.Model.Model, ThinkingLevel: string(d.Model.Thinking)})
+			if d.Model.Message != "" {
+				_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "info", Message: "skill-lifecycle: " + d.Model.Message})
+			}
+		case lifecycle.ActModelReport:
+			_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "warning", Message: "skill-lifecycle: " + d.Model.Message})
+		}
 	}
+}
+
+// registryOf turns the host's model list into the tier machine's registry.
+func registryOf(list []HostModel) models.Registry {
+	infos := make([]models.ModelInfo, 0, len(list))
+	for _, m := range list {
+		if m.Provider == "" || m.ID == "" {
+			continue
+		}
+		mi := models.ModelInfo{Provider: m.Provider, ID: m.ID, InputPrice: m.Input, OutputPrice: m.Output, Reasoning: m.Reasoning}
+		for _, l := range m.Thinking {
+			mi.ThinkingLevels = append(mi.ThinkingLevels, models.ThinkingLevel(l))
+		}
+		infos = append(infos, mi)
+	}
+	return models.NewRegistry(infos)
+}
+
+// selection is the host's current model as the tier machine sees it.
+func selection(m *ModelRef, thinking string) (models.Selection, bool) {
+	if m == nil || m.Provider == "" || m.ID == "" {
+		return models.Selection{}, false
+	}
+	return models.Selection{Model: models.ModelRef{Provider: m.Provider, ID: m.ID}, Thinking: models.ThinkingLevel(thinking)}, true
 }
 
 func (c *call) userPrompt() (any, *jsonrpc2.Error) {
@@ -275,7 +317,14 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 		probs = append(probs, pr)
 	}
 	n := len(c.s.eng.Archived())
+	// The host restored its own model from the session: tell the engine
+	// which one is in use now.
+	var ds []lifecycle.Decision
+	if sel, ok := selection(c.s.init.CurrentModel, c.s.init.ThinkingLevel); ok {
+		ds = c.s.eng.ModelSelected(sel)
+	}
 	c.s.mu.Unlock()
+	c.emit(ds)
 	return SessionRestoreResult{Restored: len(p.Records) - len(probs), Problems: probs, Archived: n}, nil
 }
 
@@ -313,10 +362,11 @@ func (c *call) modelChanged() (any, *jsonrpc2.Error) {
 	}
 	c.s.mu.Lock()
 	c.s.init.CurrentModel = &ModelRef{Provider: p.Model.Provider, ID: p.Model.ID}
-	if p.ThinkingLevel != "" {
-		c.s.init.ThinkingLevel = p.ThinkingLevel
-	}
+	c.s.init.ThinkingLevel = p.ThinkingLevel
+	sel, _ := selection(c.s.init.CurrentModel, p.ThinkingLevel)
+	ds := c.s.eng.ModelSelected(sel)
 	c.s.mu.Unlock()
+	c.emit(ds)
 	return struct{}{}, nil
 }
 
@@ -325,7 +375,12 @@ func (c *call) modelSwitchFailed() (any, *jsonrpc2.Error) {
 	if err := c.decode(&p); err != nil {
 		return nil, err
 	}
-	_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "warning",
-		Message: fmt.Sprintf("skill-lifecycle: could not switch to %s/%s (%s); staying on the current model", p.Provider, p.ID, p.Reason)})
+	if p.Provider == "" || p.ID == "" {
+		return nil, required(c.method, "provider and id")
+	}
+	c.s.mu.Lock()
+	ds := c.s.eng.ModelSwitchFailed(models.ModelRef{Provider: p.Provider, ID: p.ID}, p.Reason)
+	c.s.mu.Unlock()
+	c.emit(ds)
 	return struct{}{}, nil
 }

@@ -351,3 +351,117 @@ func TestSkillLoadRecordsTheLoad(t *testing.T) {
 		t.Errorf("skill/load without callId recorded %v", got)
 	}
 }
+
+// notes returns the notifications of the given method sent so far (and
+// keeps them).
+func (r *recorder) of(method string) []json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []json.RawMessage
+	for _, n := range r.notes {
+		if n.Method == method && n.Params != nil {
+			out = append(out, *n.Params)
+		}
+	}
+	return out
+}
+
+// TestModelTiers: a skill's tier switches the model when the skill tool
+// answers (host/setModel before the response), and a run-scoped tier puts
+// the model back at run end; a failed switch is reported.
+func TestModelTiers(t *testing.T) {
+	h := startServer(t)
+	cwd := t.TempDir()
+	agent := filepath.Join(cwd, "agent")
+	if err := os.MkdirAll(agent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"models": {"tiers": {"small": {"provider": "p", "model": "small", "scope": "run"}}}}`
+	if err := os.WriteFile(filepath.Join(agent, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: agent, Trusted: ptrTrue(), Skills: packSkills(t),
+		Models: []HostModel{
+			{Provider: "p", ID: "big", Input: price(15), Output: price(75)},
+			{Provider: "p", ID: "small", Input: price(1), Output: price(5)},
+		},
+		CurrentModel: &ModelRef{Provider: "p", ID: "big"}, ThinkingLevel: "off"}
+	var res InitializeResult
+	if err := h.call(MethodInitialize, p, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 0 {
+		t.Errorf("diagnostics: %v", res.Diagnostics)
+	}
+	setModels := func() []SetModelParams {
+		var out []SetModelParams
+		for _, raw := range h.rec.of(NotifySetModel) {
+			var sm SetModelParams
+			if err := json.Unmarshal(raw, &sm); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, sm)
+		}
+		return out
+	}
+	if err := h.call(MethodRunStart, struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var sl SkillLoadResult
+	if err := h.call(MethodSkillLoad, SkillLoadParams{Name: "write-release-notes", CallID: "c1"}, &sl); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]SetModelParams{{Provider: "p", ID: "small"}}, setModels()); diff != "" {
+		t.Fatalf("after loading a small-tier skill (-want +got):\n%s", diff)
+	}
+	// The host reports the switch it made (the echo).
+	if err := h.call(MethodModelChanged, ModelChangedParams{Model: ModelRef{Provider: "p", ID: "small"}, ThinkingLevel: "off", Source: "set"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(MethodRunEnd, struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []SetModelParams{{Provider: "p", ID: "small"}, {Provider: "p", ID: "big", ThinkingLevel: "off"}}
+	if diff := cmp.Diff(want, setModels()); diff != "" {
+		t.Errorf("after the run (-want +got):\n%s", diff)
+	}
+	var kinds []string
+	for _, d := range h.rec.records(t) {
+		if strings.HasPrefix(string(d.Action), "model") {
+			kinds = append(kinds, string(d.Action))
+		}
+	}
+	if !contains(kinds, "model") || !contains(kinds, "model-restore") || !contains(kinds, "model-state") {
+		t.Errorf("model records = %v", kinds)
+	}
+
+	// A switch the host could not make is reported to the user.
+	if err := h.call(MethodModelSwitchFailed, ModelSwitchFailedParams{Provider: "p", ID: "small", Reason: "no credentials"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var warned bool
+	for _, raw := range h.rec.of(NotifyNotify) {
+		if strings.Contains(string(raw), "no credentials") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("failed switch not reported: %s", h.rec.of(NotifyNotify))
+	}
+	var cmdRes CommandResult
+	if err := h.call(MethodCommand, CommandParams{Name: "skills-model"}, &cmdRes); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cmdRes.Text, "write-release-notes:") || !strings.Contains(cmdRes.Text, "Current model: p/big") {
+		t.Errorf("skills-model:\n%s", cmdRes.Text)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

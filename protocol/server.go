@@ -248,14 +248,24 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 	c.s.cat = newCatalog(p.Skills)
 	c.s.world = loadWorld(p, c.s.cat.skills)
 	c.s.eng = lifecycle.New(c.s.world.cat, c.s.world.cfg)
+	c.s.eng.SetRegistry(registryOf(p.Models))
+	var ds []lifecycle.Decision
+	if sel, ok := selection(p.CurrentModel, p.ThinkingLevel); ok {
+		ds = c.s.eng.ModelSelected(sel)
+	}
+	diags := append(append([]string{}, c.s.cat.diags...), c.s.world.diags...)
+	for _, d := range c.s.eng.ModelDiagnostics() {
+		diags = append(diags, d.String())
+	}
 	c.s.state = stateReady
+	c.emit(ds)
 	return InitializeResult{
 		ProtocolVersion:     Version,
 		ServerVersion:       c.s.opts.ServerVersion,
 		SystemPromptSection: systemPromptSection(c.s.cat.skills),
 		Tool:                toolSpec(),
 		Commands:            commandSpecs(),
-		Diagnostics:         append(append([]string{}, c.s.cat.diags...), c.s.world.diags...),
+		Diagnostics:         diags,
 	}, nil
 }
 

@@ -153,7 +153,7 @@ func (f fixture) initParams() InitializeParams {
 			{Name: "hidden", Description: "Only by command", Path: f.hidden, DisableModelInvocation: true},
 			{Name: "escape", Description: "x", Path: f.escape},
 		},
-		Models:        []HostModel{{Provider: "p", ID: "m", Input: 3, Output: 15}},
+		Models:        []HostModel{{Provider: "p", ID: "m", Input: price(3), Output: price(15)}},
 		CurrentModel:  &ModelRef{Provider: "p", ID: "m"},
 		ThinkingLevel: "off",
 	}
@@ -461,3 +461,5 @@ func TestMalformedInput(t *testing.T) {
 }
 
 func ptrTrue() *bool { v := true; return &v }
+
+func price(v float64) *float64 { return &v }

@@ -71,15 +71,15 @@ type ModelRef struct {
 }
 
 // HostModel is one model of the host's registry with its prices in dollars
-// per million tokens (zero when unknown).
+// per million tokens (absent when unknown).
 type HostModel struct {
 	Provider      string   `json:"provider"`
 	ID            string   `json:"id"`
 	Name          string   `json:"name,omitempty"`
-	Input         float64  `json:"input"`
-	Output        float64  `json:"output"`
-	CacheRead     float64  `json:"cacheRead"`
-	CacheWrite    float64  `json:"cacheWrite"`
+	Input         *float64 `json:"input,omitempty"`
+	Output        *float64 `json:"output,omitempty"`
+	CacheRead     *float64 `json:"cacheRead,omitempty"`
+	CacheWrite    *float64 `json:"cacheWrite,omitempty"`
 	ContextWindow int      `json:"contextWindow,omitempty"`
 	Reasoning     bool     `json:"reasoning,omitempty"`
 	Thinking      []string `json:"thinkingLevels,omitempty"`

@@ -233,3 +233,40 @@ func TestBridgeCommands(t *testing.T) {
 		t.Errorf("records = %v, want an enabled record and no archive", recs)
 	}
 }
+
+// TestBridgeModelTier (scenario 8): a skill's model tier switches the model
+// of the next request, and a run-scoped tier restores the model after the
+// run. write-release-notes declares metadata.modelTier: small.
+func TestBridgeModelTier(t *testing.T) {
+	t.Parallel()
+	prov := NewProvider(t, Steps(
+		[]Reply{load("write-release-notes"), Say("Release notes written.")},
+		[]Reply{Say("Done.")},
+	))
+	small := Model{ID: "small-model", Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25}
+	env := NewEnv(t, Pi16(t), prov, DefaultModel, small)
+	env.UseBridge(t)
+	env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
+	cfg := fmt.Sprintf(`{"models": {"tiers": {"small": {"provider": %q, "model": %q, "scope": "run"}}}}`, ProviderName, small.ID)
+	if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+		"Write the release notes and the changelog entry for version 2.3.",
+		"Thanks. Anything else to check before tagging?",
+	}})
+	checkNoBridgeErrors(t, res)
+	reqs := prov.Requests()
+	var got []string
+	for _, r := range reqs {
+		got = append(got, r.Model)
+	}
+	want := []string{DefaultModel.ID, small.ID, DefaultModel.ID}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("models of the requests = %v, want %v", got, want)
+	}
+	recs := records(t, MustReadSession(t, res.SessionFile))
+	if !hasRecord(recs, "model", "") || !hasRecord(recs, "model-restore", "") {
+		t.Errorf("no model and model-restore records: %v", recs)
+	}
+}
