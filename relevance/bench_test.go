@@ -12,6 +12,10 @@ import (
 // of a generated pack (a heavy case for Rank).
 const benchPrompt = "Please review the data pipeline, check the test coverage and export the report to a notebook before the release."
 
+// narrowPrompt names one topic; it matches a few percent of a generated
+// pack.
+const narrowPrompt = "Rotate the TLS certificate of the nginx server."
+
 // mlPrompt is one of the ML pack's dev prompts.
 const mlPrompt = "Give me an executed ipynb of the EDA."
 
@@ -65,6 +69,12 @@ func benchCases() []benchCase {
 	}
 }
 
+// rankCases adds a prompt on one narrow topic, the common case.
+func rankCases() []benchCase {
+	return append(benchCases(),
+		benchCase{"gen-10000-narrow", func(*testing.B) benchPack { return generated(10000) }, narrowPrompt})
+}
+
 // reportCPU adds the process CPU time per operation since c0 (GC work on
 // other threads included).
 func reportCPU(b *testing.B, c0 int64) {
@@ -89,7 +99,7 @@ func BenchmarkNewIndex(b *testing.B) {
 }
 
 func BenchmarkRank(b *testing.B) {
-	for _, c := range benchCases() {
+	for _, c := range rankCases() {
 		b.Run(c.name, func(b *testing.B) {
 			ix := NewIndex(c.pack(b).docs, DefaultParams())
 			b.ReportAllocs()

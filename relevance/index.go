@@ -71,10 +71,13 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// posting is one skill holding a term, with the term's weighted frequency.
+// posting is one skill holding a term. While the index is built w is the
+// term's weighted frequency in the skill; once built, it is the term's
+// whole BM25 contribution to the skill's score but for the query's damping
+// (it depends only on the term and the skill), so ranking only adds.
 type posting struct {
 	doc int32
-	tf  float32
+	w   float32
 }
 
 // Index is a BM25 index of skills. It is immutable once built and safe for
@@ -87,6 +90,7 @@ type posting struct {
 type Index struct {
 	params   Params
 	names    []string
+	nameRank []int32          // by doc: position of its name in name order
 	terms    []string         // by term id: a stem or "stem_stem"
 	ids      map[string]int32 // single stem -> id
 	pairs    map[uint64]int32 // id<<32 | id -> pair id
@@ -199,7 +203,7 @@ func NewIndex(docs []Doc, p Params) *Index {
 			}
 		}
 		for _, id := range touched {
-			flat = append(flat, flatPosting{term: id, posting: posting{doc: int32(d), tf: acc[id]}})
+			flat = append(flat, flatPosting{term: id, posting: posting{doc: int32(d), w: acc[id]}})
 			acc[id] = 0
 		}
 		lengths[d] = docLen
@@ -211,6 +215,15 @@ func NewIndex(docs []Doc, p Params) *Index {
 	}
 	for d, l := range lengths {
 		ix.norm[d] = p.K1 * (1 - p.B + p.B*l/avg)
+	}
+	order := make([]int32, len(docs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(ix.names[a], ix.names[b]) })
+	ix.nameRank = make([]int32, len(docs))
+	for r, d := range order {
+		ix.nameRank[d] = int32(r)
 	}
 	start := make([]int32, len(ix.terms)+1)
 	for _, f := range flat {
@@ -232,7 +245,12 @@ func NewIndex(docs []Doc, p Params) *Index {
 		ps := all[start[id]:start[id+1]:start[id+1]]
 		ix.postings[id] = ps
 		df := float64(len(ps))
-		ix.idf[id] = math.Log(1 + (n-df+0.5)/(df+0.5))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		ix.idf[id] = idf
+		for i := range ps {
+			tf := float64(ps[i].w)
+			ps[i].w = float32(idf * tf * (p.K1 + 1) / (tf + ix.norm[ps[i].doc]))
+		}
 	}
 	return ix
 }
@@ -398,41 +416,35 @@ func (ix *Index) Rank(text string, minSignal float64) Ranking {
 	}
 	hits := make([]hit, 0, total)
 	docs := make([]int32, 0, min(total, n))
-	k1p1 := ix.params.K1 + 1
-	// damp scales every contribution alike, so it can be folded into the
-	// constant factor.
-	k1p1 *= damp
 	for qi, q := range qs {
-		idf := ix.idf[q.id]
 		for _, p := range ix.postings[q.id] {
-			tf := float64(p.tf)
-			s := idf * tf * k1p1 / (tf + ix.norm[p.doc])
 			if head[p.doc] == 0 {
 				docs = append(docs, p.doc)
 			}
-			scores[p.doc] += s
+			scores[p.doc] += float64(p.w)
 			hits = append(hits, hit{term: int32(qi), next: head[p.doc]})
 			head[p.doc] = int32(len(hits))
 		}
 	}
 	type scored struct {
-		score float64
-		doc   int32
+		score    float64
+		nameRank int32
+		doc      int32
 	}
 	order := make([]scored, 0, len(docs))
 	for _, d := range docs {
-		if scores[d] > 0 {
-			order = append(order, scored{scores[d], d})
+		if sc := scores[d] * damp; sc > 0 {
+			order = append(order, scored{sc, ix.nameRank[d], d})
 		}
 	}
 	slices.SortFunc(order, func(a, b scored) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
 			return 1
 		}
-		return strings.Compare(ix.names[a.doc], ix.names[b.doc])
+		return int(a.nameRank - b.nameRank)
 	})
 	sorted := make([]Result, len(order))
 	// One backing array for every result's terms.

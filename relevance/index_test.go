@@ -157,7 +157,7 @@ func TestRankMatchesBM25(t *testing.T) {
 	if wantBeta > wantAlpha {
 		want[0], want[1] = want[1], want[0]
 	}
-	if diff := cmp.Diff(want, rk.Results, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(want, rk.Results, cmpopts.EquateApprox(1e-6, 0)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	if rk.Best != rk.Results[0].Score || !rk.Signal {
