@@ -297,14 +297,25 @@ type branch struct {
 	buf       []byte
 	trail     pricing.Segment
 	trailOnly []pricing.Segment
+	loadIDs   map[string]bool // ids of every load on the branch (and added reloads)
+}
+
+func (r *Runner) newBranch(br []*session.Entry) *branch {
+	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br), segs: map[segKey]pricing.Segment{},
+		synth: map[string]*session.Message{}, loadIDs: map[string]bool{}}
+	for _, ls := range b.info.loads {
+		for _, l := range ls {
+			b.loadIDs[l.ID] = true
+		}
+	}
+	b.trail = b.segment("]")
+	b.trailOnly = []pricing.Segment{b.trail}
+	return b
 }
 
 func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 	br := s.Branch(leaf)
-	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br), segs: map[segKey]pricing.Segment{},
-		synth: map[string]*session.Message{}}
-	b.trail = b.segment("]")
-	b.trailOnly = []pricing.Segment{b.trail}
+	b := r.newBranch(br)
 	rep := BranchReport{File: s.Path, Leaf: leaf.ID}
 	for _, e := range br {
 		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
@@ -391,6 +402,35 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string) pricing.Segme
 	return s
 }
 
+// bodyID returns the load id of the skill body a message carries ("" for
+// none): a tool result that loaded a skill, or a user message with a
+// /skill:name block.
+func (b *branch) bodyID(lm llmMessage) string {
+	m := lm.synth
+	if lm.cm != nil {
+		m = lm.cm.Message
+	}
+	switch m.Role {
+	case session.RoleToolResult:
+		if b.loadIDs[m.ToolCallID] {
+			return m.ToolCallID
+		}
+	case session.RoleUser:
+		if lm.cm != nil && lm.cm.Kind == session.FromMessage && b.loadIDs[lm.cm.Entry.ID] {
+			return lm.cm.Entry.ID
+		}
+	}
+	return ""
+}
+
+// positions lists the bodies of the request last built, in order.
+func (rb *reqBuilder) positions() []bodyPos {
+	if len(rb.tailBodies) == 0 {
+		return rb.bodies
+	}
+	return append(append([]bodyPos(nil), rb.bodies...), rb.tailBodies...)
+}
+
 // segmentTextPrefix is how much of a message's text a segment keeps for
 // counting a shared prefix inside the first message that differs (a
 // placeholder against a body, a summary against a message): enough for
@@ -434,10 +474,31 @@ type reqBuilder struct {
 	insVersion  int
 	view        providerView
 	tmp         []llmMessage
+	// bodies are the skill bodies in persist, with their offsets in
+	// characters from the start of the request; end is persist's length.
+	bodies     []bodyPos
+	end        int
+	tailBodies []bodyPos
+}
+
+// bodyPos is where a loaded body sits in a request.
+type bodyPos struct {
+	ID           string // load id
+	Offset, Size int    // characters: the start of its message, the message's length
+}
+
+// add appends a message's segment, noting the body it carries.
+func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
+	seg := rb.b.msgSegment(lm, arch)
+	if id := rb.b.bodyID(lm); id != "" {
+		rb.bodies = append(rb.bodies, bodyPos{id, rb.end, seg.Len})
+	}
+	rb.persist = append(rb.persist, seg)
+	rb.end += seg.Len
 }
 
 func (b *branch) newBuilder(header pricing.Segment) *reqBuilder {
-	return &reqBuilder{b: b, header: header, persist: []pricing.Segment{header}, view: providerView{synth: b.synth}}
+	return &reqBuilder{b: b, header: header, persist: []pricing.Segment{header}, end: header.Len, view: providerView{synth: b.synth}}
 }
 
 func sameArch(a, b map[string]string) bool {
@@ -463,6 +524,7 @@ func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string
 	if cb.Compactions != rb.compactions || insVersion != rb.insVersion || !sameArch(arch, rb.arch) || rb.built > len(msgs) {
 		// A fresh slice: the previous request's segments stay intact.
 		rb.persist = append(make([]pricing.Segment, 0, len(rb.persist)+16), rb.header)
+		rb.bodies, rb.end = rb.bodies[:0], rb.header.Len
 		rb.built = 0
 		rb.view.reset()
 		rb.compactions, rb.insVersion = cb.Compactions, insVersion
@@ -473,15 +535,23 @@ func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string
 		for _, lm := range rb.tmp {
 			if lm.cm != nil && len(inserts) > 0 {
 				for _, m := range inserts[lm.cm.Entry] {
-					rb.persist = append(rb.persist, rb.b.msgSegment(llmMessage{synth: m, key: m}, arch))
+					rb.add(llmMessage{synth: m, key: m}, arch)
 				}
 			}
-			rb.persist = append(rb.persist, rb.b.msgSegment(lm, arch))
+			rb.add(lm, arch)
 		}
 	}
 	rb.built = len(msgs)
+	rb.tailBodies = rb.tailBodies[:0]
+	off := rb.end
 	for _, m := range inserts[next] {
-		tail = append(tail, rb.b.msgSegment(llmMessage{synth: m, key: m}, arch))
+		lm := llmMessage{synth: m, key: m}
+		seg := rb.b.msgSegment(lm, arch)
+		if id := rb.b.bodyID(lm); id != "" {
+			rb.tailBodies = append(rb.tailBodies, bodyPos{id, off, seg.Len})
+		}
+		off += seg.Len
+		tail = append(tail, seg)
 	}
 	if len(tail) == 0 {
 		return rb.persist, rb.b.trailOnly
@@ -737,6 +807,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 						insVersion++
 						rl := l
 						rl.ID = pair[0].Blocks[0].ID
+						b.loadIDs[rl.ID] = true
 						observeLoad(rl)
 						break
 					}

@@ -374,3 +374,34 @@ func TestE2ESessionsReproduceRecordedUsage(t *testing.T) {
 		}
 	}
 }
+
+// The positions handed to the engine: each body's message, in characters
+// from the start of the request (header included).
+func TestBodyPositions(t *testing.T) {
+	s, err := session.ReadFile(testdata("loads.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(Options{Pack: &Pack{Names: map[string]bool{"beta": true, "gamma": true}}})
+	b := r.newBranch(s.Branch(s.Leaf()))
+	const header = 100
+	rb := b.newBuilder(pricing.Segment{Hash: 1, Len: header})
+	cb := session.NewContextBuilder(b.br)
+	var got []bodyPos
+	for !cb.Done() {
+		if e := cb.Peek(); e.ID == "a2" {
+			rb.request(cb, nil, nil, 0, e)
+			got = rb.positions()
+		}
+		cb.Step()
+	}
+	const (
+		u1 = `,{"role":"user","content":[{"type":"text","text":"<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nReferences are relative to /pack/beta.\n\nBETA BODY\n</skill>\n\nplease"}]}`
+		a1 = `,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"skill","arguments":"{\"name\":\"gamma\"}"}},{"id":"c2","type":"function","function":{"name":"read","arguments":"{\"path\":\"/elsewhere/notes/SKILL.md\"}"}},{"id":"c3","type":"function","function":{"name":"read","arguments":"{\"path\":\"/x/delta/SKILL.md\"}"}}]}`
+		r1 = `,{"role":"tool","content":"GAMMA BODY","tool_call_id":"c1"}`
+	)
+	want := []bodyPos{{"u1", header, n(u1)}, {"c1", header + n(u1, a1), n(r1)}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("positions (-want +got):\n%s", d)
+	}
+}
