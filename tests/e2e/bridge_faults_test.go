@@ -223,3 +223,59 @@ func TestBridgeConfigProblems(t *testing.T) {
 		}
 	})
 }
+
+// TestBridgeSidecarHangs: the sidecar stops answering (SIGSTOP) mid-session.
+// The bridge times out (SKILL_LIFECYCLE_TIMEOUT_MS), fails open for that
+// event (the read is served, nothing blocked), tells the user once, and the
+// next event runs on a restarted sidecar with the archive state restored.
+func TestBridgeSidecarHangs(t *testing.T) {
+	t.Parallel()
+	var env *Env
+	var stopped []int
+	script := func(req *Request) Reply {
+		switch {
+		case req.UserTurn == 1 && req.Step == 0:
+			return load("tide-tables")
+		case req.UserTurn == 2 && req.Step == 0:
+			for _, pid := range sidecarPIDs(t, env.AgentDir) {
+				if err := syscall.Kill(pid, syscall.SIGSTOP); err == nil {
+					stopped = append(stopped, pid)
+				}
+			}
+			return Do(Call{Name: "read", Args: map[string]any{"path": filepath.Join(filepath.Dir(ListedSkills(req.SystemPrompt())["tide-tables"]), "references", "constituents.md")}})
+		}
+		return Say("Done.")
+	}
+	env, prov, _ := bridgeEnv(t, Pi16(t), script, `{"minKeep": 0}`)
+	t.Cleanup(func() {
+		for _, pid := range stopped {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	res := env.RunOK(t, RunOpts{Approve: true, Env: []string{"SKILL_LIFECYCLE_TIMEOUT_MS=400"}, Prompts: []string{
+		"When is high tide tomorrow at the harbour?",
+		"How long should sourdough bread dough proof at room temperature before baking?",
+		"And how warm should the kitchen be for the bread dough?",
+	}})
+	if len(stopped) == 0 {
+		t.Fatal("no sidecar process was found to stop")
+	}
+	reqs := prov.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("provider got %d requests, want 5", len(reqs))
+	}
+	if r := reqs[3].LastToolResults(); len(r) != 1 || !strings.Contains(r[0].Text(), "TIDE-REF-9a02") {
+		t.Errorf("the read during the hang was not served: %+v", r)
+	}
+	for i := 2; i < len(reqs); i++ {
+		if n := CountInMessages(reqs[i], "TIDE-BODY-41c7"); n != 0 {
+			t.Errorf("request %d carries the archived body", i)
+		}
+	}
+	if n := CountInMessages(reqs[4], placeholderTide); n != 1 {
+		t.Errorf("after the restart the placeholder is there %d times, want 1", n)
+	}
+	if n := strings.Count(res.Stderr, "skill-lifecycle:"); n != 1 || !strings.Contains(res.Stderr, "no answer within 400 ms") {
+		t.Errorf("the user was told %d times; stderr:\n%s", n, res.Stderr)
+	}
+}
