@@ -29,6 +29,12 @@ type Engine struct {
 	run     int
 	inRun   bool
 
+	// requests is the number of model requests so far (Request.Number,
+	// or counted); deferred the timing verdicts of the bodies the last
+	// request kept due (for Deferred; not restored).
+	requests int
+	deferred []rules.Timing
+
 	// Model tiers: the parsed `models` key, its diagnostics, the host's
 	// registry and the tier machine's state.
 	mcfg   models.Config
@@ -57,6 +63,8 @@ func (e *Engine) reset() {
 	e.topic = nil
 	e.run = 0
 	e.inRun = false
+	e.requests = 0
+	e.deferred = nil
 	e.mstate = models.State{}
 }
 
@@ -151,7 +159,7 @@ func (e *Engine) effectiveConfig() rules.Config {
 }
 
 func (e *Engine) rulesBody(b Body) rules.Body {
-	rb := rules.Body{ID: b.ID, Skill: b.Skill, Run: b.Run, Pinned: e.PinOf(b.Skill)}
+	rb := rules.Body{ID: b.ID, Skill: b.Skill, Run: b.Run, Pinned: e.PinOf(b.Skill), Due: b.Due != nil}
 	if s := e.info[b.Skill]; s != nil {
 		rb.Calls = s.Calls
 	}
@@ -169,26 +177,94 @@ func (e *Engine) live() []int {
 	return out
 }
 
+// judgeable returns the indices of the live bodies the rules judge, oldest
+// first: a superseded copy waiting for cache-aware archiving is not judged
+// again (only the latest copy of a skill is kept).
+func (e *Engine) judgeable() []int {
+	var out []int
+	for i, b := range e.bodies {
+		if !b.Archived && (b.Due == nil || b.Due.Reason.Code != rules.ArchiveSuperseded) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 func (e *Engine) archive(i int, r rules.Reason) Decision {
 	b := &e.bodies[i]
 	b.Archived = true
+	b.Due, b.Timing = nil, nil
 	rr := r
 	b.Reason = &rr
 	b.Placeholder = rules.Placeholder(b.Skill)
 	return Decision{V: RecordVersion, Action: ActArchive, ID: b.ID, Skill: b.Skill, Reason: &rr, Placeholder: b.Placeholder}
 }
 
+// cacheAware reports whether dropped bodies wait for cache-aware archiving.
+func (e *Engine) cacheAware() bool { return e.cfg.CacheAware.Enabled && e.Enabled() }
+
+// drop applies a verdict that body i goes: archived at once, or, with
+// cache-aware archiving, marked due (a body already due keeps its mark).
+// maxKeep's cap is the user's hard limit and is never deferred.
+func (e *Engine) drop(i int, r rules.Reason) []Decision {
+	if !e.cacheAware() || r.Code == rules.ArchiveOverMaxKeep {
+		return []Decision{e.archive(i, r)}
+	}
+	b := &e.bodies[i]
+	if b.Due != nil {
+		return nil
+	}
+	run := e.run
+	if !e.inRun {
+		run = e.run + 1
+	}
+	b.Due = &Due{Reason: r, Run: run, Request: e.requests}
+	rr := r
+	return []Decision{{V: RecordVersion, Action: ActDue, ID: b.ID, Skill: b.Skill, Reason: &rr, Run: run, Request: e.requests}}
+}
+
+// revives lists the keep codes that take a due body back: a judgement of
+// relevance, a pin, or archiving switched off. Skipped judgements (short
+// prompt, same topic, no signal) and mere recency leave the mark.
+var revives = map[rules.Code]bool{rules.KeepPinned: true, rules.KeepEntry: true, rules.KeepRelevant: true,
+	rules.KeepRule: true, rules.KeepCaller: true, rules.KeepLoader: true, rules.KeepDisabled: true}
+
+// keepVerdict applies a verdict that body i stays: a due body is no
+// longer due when the verdict is a judgement that keeps it.
+func (e *Engine) keepVerdict(i int, r rules.Reason) []Decision {
+	b := &e.bodies[i]
+	if b.Due == nil || !revives[r.Code] {
+		return nil
+	}
+	return []Decision{e.undue(i, r)}
+}
+
+func (e *Engine) undue(i int, r rules.Reason) Decision {
+	b := &e.bodies[i]
+	b.Due = nil
+	rr := r
+	return Decision{V: RecordVersion, Action: ActUndue, ID: b.ID, Skill: b.Skill, Reason: &rr}
+}
+
+// apply turns verdicts on the bodies idx into decisions.
+func (e *Engine) apply(idx []int, vs []rules.Verdict) []Decision {
+	var ds []Decision
+	for k, v := range vs {
+		if v.Keep {
+			ds = append(ds, e.keepVerdict(idx[k], v.Reason)...)
+		} else {
+			ds = append(ds, e.drop(idx[k], v.Reason)...)
+		}
+	}
+	return ds
+}
+
 // UserPrompt judges the live bodies against a user prompt (rules.JudgePrompt)
-// and archives those that go.
+// and archives those that go (with cache-aware archiving: marks them due).
 func (e *Engine) UserPrompt(text string) []Decision {
 	idx, c := e.promptCase(text)
 	out := rules.JudgePrompt(c)
-	var ds []Decision
-	for k, v := range out.Verdicts {
-		if !v.Keep {
-			ds = append(ds, e.archive(idx[k], v.Reason))
-		}
-	}
+	ds := e.apply(idx, out.Verdicts)
 	if out.Judged {
 		t := nonNil(out.Topic)
 		if e.topic == nil || !slices.Equal(t, e.topic) {
@@ -202,7 +278,7 @@ func (e *Engine) UserPrompt(text string) []Decision {
 // promptCase gathers the live bodies (their indices, oldest first) and
 // what rules.JudgePrompt needs to judge them against text.
 func (e *Engine) promptCase(text string) ([]int, rules.PromptCase) {
-	idx := e.live()
+	idx := e.judgeable()
 	c := rules.PromptCase{Config: e.effectiveConfig(), Prompt: text, Topic: e.topic, EntrySource: e.entrySrc, Ranker: e.cat.Ranker}
 	c.Bodies = make([]rules.Body, len(idx))
 	for k, i := range idx {
@@ -269,14 +345,19 @@ func (e *Engine) bodyLoaded(l Load) []Decision {
 	newest := len(e.bodies) - 1
 	for _, i := range e.live() {
 		if i != newest && e.bodies[i].Skill == l.Skill {
-			ds = append(ds, e.archive(i, rules.Superseded(l.Skill, l.ID)))
+			r := rules.Superseded(l.Skill, l.ID)
+			if d := e.bodies[i].Due; d != nil && d.Reason.Code != rules.ArchiveSuperseded {
+				// Due for another reason: the newer copy supersedes it.
+				e.bodies[i].Due = nil
+			}
+			ds = append(ds, e.drop(i, r)...)
 		}
 	}
 	if !e.inRun || !e.cfg.EvictOnSkillLoad {
 		return ds
 	}
 	var idx []int
-	for _, i := range e.live() {
+	for _, i := range e.judgeable() {
 		if i != newest {
 			idx = append(idx, i)
 		}
@@ -293,12 +374,7 @@ func (e *Engine) bodyLoaded(l Load) []Decision {
 	for k, i := range idx {
 		c.Bodies[k] = e.rulesBody(e.bodies[i])
 	}
-	for k, v := range rules.JudgeLoad(c) {
-		if !v.Keep {
-			ds = append(ds, e.archive(idx[k], v.Reason))
-		}
-	}
-	return ds
+	return append(ds, e.apply(idx, rules.JudgeLoad(c))...)
 }
 
 // RunStart marks the start of an agent run.
@@ -328,6 +404,11 @@ func (e *Engine) Pin(skill string) []Decision {
 		e.pins[skill] = true
 		ds = append(ds, Decision{V: RecordVersion, Action: ActPin, Skill: skill})
 	}
+	for i, b := range e.bodies {
+		if b.Skill == skill && b.Due != nil && b.Due.Reason.Code != rules.ArchiveSuperseded {
+			ds = append(ds, e.undue(i, rules.Reason{Code: rules.KeepPinned, Text: "pinned with /skills-pin"}))
+		}
+	}
 	last := -1
 	for i, b := range e.bodies {
 		if b.Skill == skill {
@@ -339,7 +420,7 @@ func (e *Engine) Pin(skill string) []Decision {
 	}
 	if last >= 0 {
 		b := &e.bodies[last]
-		b.Archived, b.Reason, b.Placeholder = false, nil, ""
+		b.Archived, b.Reason, b.Placeholder, b.Timing = false, nil, "", nil
 		ds = append(ds, Decision{V: RecordVersion, Action: ActUnarchive, ID: b.ID, Skill: skill,
 			Reason: &rules.Reason{Code: rules.KeepPinned, Text: "pinned with /skills-pin: the latest copy is restored"}})
 	}
@@ -368,7 +449,21 @@ func (e *Engine) SetEnabled(on bool) []Decision {
 	}
 	e.enabled = &on
 	v := on
-	return []Decision{{V: RecordVersion, Action: ActEnabled, On: &v}}
+	ds := []Decision{{V: RecordVersion, Action: ActEnabled, On: &v}}
+	if !on {
+		ds = append(ds, e.undueAll(rules.Reason{Code: rules.KeepDisabled, Text: "archiving is switched off"})...)
+	}
+	return ds
+}
+
+func (e *Engine) undueAll(r rules.Reason) []Decision {
+	var ds []Decision
+	for i, b := range e.bodies {
+		if b.Due != nil && !b.Archived {
+			ds = append(ds, e.undue(i, r))
+		}
+	}
+	return ds
 }
 
 // SetConfig replaces the configuration (a reload). It decides nothing at
@@ -385,14 +480,6 @@ func (e *Engine) SetConfig(cfg rules.Config) []Decision {
 func (e *Engine) SetCatalog(cat Catalog) []Decision {
 	e.setCatalog(cat)
 	e.resolveEntry()
-	return nil
-}
-
-// BeforeRequest is called before each model request. It decides nothing
-// yet; cache-aware archiving (issue 10) will decide here. The host
-// replaces the bodies listed by Archived.
-func (e *Engine) BeforeRequest(r Request) []Decision {
-	_ = r
 	return nil
 }
 
@@ -457,6 +544,14 @@ func cloneBody(b Body) Body {
 		r := *b.Reason
 		b.Reason = &r
 	}
+	if b.Due != nil {
+		d := *b.Due
+		b.Due = &d
+	}
+	if b.Timing != nil {
+		t := *b.Timing
+		b.Timing = &t
+	}
 	return b
 }
 
@@ -495,15 +590,22 @@ func (e *Engine) Restore(records []Record) []Problem {
 			}
 			b := &e.bodies[j]
 			if r.Action == ActUnarchive {
-				b.Archived, b.Reason, b.Placeholder = false, nil, ""
+				b.Archived, b.Reason, b.Placeholder, b.Timing = false, nil, "", nil
 				continue
 			}
 			b.Archived = true
+			b.Due = nil
 			b.Reason = nil
 			if r.Reason != nil {
 				rr := *r.Reason
 				b.Reason = &rr
 			}
+			b.Timing = nil
+			if r.Timing != nil {
+				t := *r.Timing
+				b.Timing = &t
+			}
+			e.requests = max(e.requests, r.Request)
 			b.Placeholder = r.Placeholder
 			if b.Placeholder == "" {
 				b.Placeholder = rules.Placeholder(b.Skill)
@@ -525,6 +627,27 @@ func (e *Engine) Restore(records []Record) []Problem {
 			e.run = max(e.run, r.Run)
 		case ActTopic:
 			e.topic = nonNil(slices.Clone(r.Topic))
+		case ActDue, ActUndue:
+			j, ok := e.byID[r.ID]
+			if !ok {
+				bad(i, "%s of body %q, which no earlier record loads", r.Action, r.ID)
+				continue
+			}
+			b := &e.bodies[j]
+			if r.Action == ActUndue {
+				b.Due = nil
+				continue
+			}
+			if b.Archived {
+				bad(i, "due record for body %q, which is archived", r.ID)
+				continue
+			}
+			d := &Due{Run: r.Run, Request: r.Request}
+			if r.Reason != nil {
+				d.Reason = *r.Reason
+			}
+			b.Due = d
+			e.requests = max(e.requests, r.Request)
 		case ActModelState:
 			if r.ModelState == nil {
 				bad(i, "model-state record without modelState")

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skill-lifecycle/skill-lifecycle/models"
@@ -39,6 +40,12 @@ func randomConfig(r *rand.Rand) rules.Config {
 	}
 	if r.Intn(3) == 0 {
 		c.Rules = []rules.Rule{{SkillName: skillNames[r.Intn(len(skillNames))], Keywords: []string{"plot", "again"}, Weight: 1}}
+	}
+	if r.Intn(3) != 0 {
+		c.CacheAware.Enabled = true
+		c.CacheAware.HorizonTurns = r.Intn(3)
+		c.CacheAware.HorizonRequests = []int{0, 0, 3}[r.Intn(3)]
+		c.CacheAware.MaxRemainingRequests = []int{0, 10, 40}[r.Intn(3)]
 	}
 	if r.Intn(3) != 0 {
 		c.Models = json.RawMessage(fmt.Sprintf(tiersJSON, []string{"allow-downgrade", "keep", "always"}[r.Intn(3)]))
@@ -96,6 +103,31 @@ func randomEvent(r *rand.Rand, nLoads *int) Event {
 	}
 }
 
+// fillRequest lays out the live bodies of e in a request (each body's
+// size, in load order, after a 200-unit header, some left out as if
+// compacted away), with a random gap since the previous request.
+func fillRequest(r *rand.Rand, e *Engine, n int) *Request {
+	req := &Request{Number: n, SincePrevious: []time.Duration{0, 5 * time.Second, 10 * time.Minute}[r.Intn(3)],
+		ModelChanged: r.Intn(10) == 0}
+	off := int64(200)
+	for _, b := range e.Bodies() {
+		if r.Intn(15) == 0 {
+			continue
+		}
+		size := b.Size
+		if b.Archived {
+			size = int64(len(b.Placeholder))
+		}
+		req.Bodies = append(req.Bodies, BodyPosition{ID: b.ID, Offset: off, Size: size})
+		off += size + int64(r.Intn(3000))
+	}
+	req.Total = off
+	if r.Intn(8) == 0 && off > 0 {
+		req.ChangedFrom = 1 + r.Int63n(off)
+	}
+	return req
+}
+
 // roundTrip stores records as JSON lines, as a host would, and reads them
 // back.
 func roundTrip(t *testing.T, recs []Record) []Record {
@@ -120,6 +152,14 @@ func roundTrip(t *testing.T, recs []Record) []Record {
 // exactly the live engine's state; and that, from a point between runs, a
 // restored engine fed the rest of the events ends where the live one does.
 func TestRestoreProperty(t *testing.T) {
+	seen := map[string]int{} // decision kinds met, so the test is known to cover them
+	defer func() {
+		for _, k := range []string{"due", "undue", "archive cache-cold", "archive horizon", "archive prefix-broken", "archive not-in-request", "archive pays", "model", "model-state"} {
+			if seen[k] == 0 {
+				t.Errorf("no %s decision in any sequence", k)
+			}
+		}
+	}()
 	for seed := int64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		cat := modelCatalog()
@@ -142,12 +182,25 @@ func TestRestoreProperty(t *testing.T) {
 		var recs []Record
 		forkAt := r.Intn(n)
 		var fork *Engine
+		nReq := 0
 		for i, ev := range events {
+			if ev.Type == EvRequest {
+				nReq++
+				ev.Request = fillRequest(r, live, nReq)
+				events[i] = ev
+			}
 			ds, err := live.Apply(ev)
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			recs = append(recs, ds...)
+			for _, d := range ds {
+				k := string(d.Action)
+				if d.Timing != nil {
+					k += " " + string(d.Timing.Code)
+				}
+				seen[k]++
+			}
 			restored := New(cat, cfg)
 			restored.SetRegistry(testRegistry)
 			if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
@@ -166,6 +219,7 @@ func TestRestoreProperty(t *testing.T) {
 			}
 			if fork == nil && i >= forkAt && !live.InRun() {
 				fork = restored
+				fork.SetRequestCount(nReq)
 			}
 		}
 		if fork != nil {

@@ -74,6 +74,12 @@ const (
 	// problem to show the user once; ActModelNote a decision that needs no
 	// host call (shown when verbose). ActModelState carries the tier
 	// machine's state for Restore (record only).
+	// Cache-aware archiving (rules.CacheAware): a body the rules drop is
+	// first marked due, and archived (ActArchive, with Timing) at a model
+	// request when that pays; ActUndue is a due body kept after all.
+	ActDue   Action = "due"   // body ID is due for archive (record; the host changes nothing yet)
+	ActUndue Action = "undue" // body ID is no longer due (record)
+
 	ActModel        Action = "model"         // switch to Model
 	ActModelRestore Action = "model-restore" // put Model back
 	ActModelReport  Action = "model-report"  // a model problem, reported once
@@ -102,6 +108,12 @@ type Decision struct {
 	Placeholder string        `json:"placeholder,omitempty"` // archive
 	On          *bool         `json:"on,omitempty"`          // enabled
 	Topic       []string      `json:"topic,omitempty"`       // topic
+	// Request is the number of model requests made so far (due, and
+	// archive under cache-aware archiving).
+	Request int `json:"request,omitempty"`
+	// Timing is why a due body is archived at this request (archive under
+	// cache-aware archiving), with the cost figures.
+	Timing *rules.Timing `json:"timing,omitempty"`
 	// Model is the model decision (model, model-restore, model-report,
 	// model-note).
 	Model *ModelChange `json:"model,omitempty"`
@@ -124,14 +136,59 @@ type ModelChange struct {
 // Record is a Decision as stored in the session.
 type Record = Decision
 
-// Request describes the model request about to be sent (BeforeRequest).
-// Cache-aware archiving (issue 10) will use it.
+// Request describes the model request about to be sent (BeforeRequest),
+// as cache-aware archiving needs it. Offsets and sizes are in one unit,
+// characters or tokens, as the host counts them (CharsPerUnit says which);
+// they describe the request as it would be sent with the bodies archived
+// so far (before this call's decisions).
 type Request struct {
 	// SincePrevious is the time since the previous model request; 0 when
 	// unknown or for the first one.
 	SincePrevious time.Duration `json:"sincePrevious,omitempty"`
-	// CacheCold says the provider's prompt cache is known to be cold.
+	// CacheCold says the provider's prompt cache is known to be cold: after
+	// compaction, or when the host stopped keeping it warm (Pi 1.6's
+	// cache_warming_decision), or for the first request of a process that
+	// cannot know better.
 	CacheCold bool `json:"cacheCold,omitempty"`
+	// ModelChanged says this request goes to another model than the
+	// previous one (caches are per model: the cache is cold).
+	ModelChanged bool `json:"modelChanged,omitempty"`
+	// Number is this request's 1-based number in the session (the branch);
+	// 0 lets the engine count (a count that restarts from the records
+	// after a restore).
+	Number int `json:"number,omitempty"`
+	// Bodies gives the position of each skill body in the request, by load
+	// id. A due body missing from a non-empty list is not in the context
+	// (compacted away) and is archived at no cost; with an empty list the
+	// positions are unknown.
+	Bodies []BodyPosition `json:"bodies,omitempty"`
+	// Total is the size of the whole request.
+	Total int64 `json:"total,omitempty"`
+	// ChangedFrom is the offset of the earliest part of the request that
+	// differs from the previous request, when the host knows of such a
+	// change (0: none known).
+	ChangedFrom int64 `json:"changedFrom,omitempty"`
+	// CharsPerUnit is how many characters one unit is (0 or 1: the unit
+	// is the character; about 4 for tokens), to size placeholders.
+	CharsPerUnit float64 `json:"charsPerUnit,omitempty"`
+}
+
+// BodyPosition is where one body sits in a request: Offset units before
+// it, Size units long.
+type BodyPosition struct {
+	ID     string `json:"id"`
+	Offset int64  `json:"offset"`
+	Size   int64  `json:"size"`
+}
+
+// Due is a body's mark while it waits for cache-aware archiving.
+type Due struct {
+	// Reason is the relevance decision that dropped it.
+	Reason rules.Reason `json:"reason"`
+	// Run is the user turn in which it became due; Request the number of
+	// requests made before.
+	Run     int `json:"run"`
+	Request int `json:"request"`
 }
 
 // Body is the state of one loaded body.
@@ -145,6 +202,10 @@ type Body struct {
 	Archived    bool          `json:"archived"`
 	Reason      *rules.Reason `json:"reason,omitempty"` // why it was archived
 	Placeholder string        `json:"placeholder,omitempty"`
+	// Due is set while the body waits for cache-aware archiving.
+	Due *Due `json:"due,omitempty"`
+	// Timing is why it was archived when it was (cache-aware archiving).
+	Timing *rules.Timing `json:"timing,omitempty"`
 }
 
 // State is everything the records restore: the bodies in load order, the

@@ -52,6 +52,9 @@ type Config struct {
 	// TrustProjectConfig, read from the user's file only, decides whether
 	// the project's file counts when the host has no notion of trust.
 	TrustProjectConfig bool `json:"trustProjectConfig"`
+	// CacheAware decides when dropped bodies are archived (cache-aware
+	// archiving); off, they are archived as soon as they are judged.
+	CacheAware CacheAware `json:"cacheAware"`
 }
 
 // Default returns the configuration used when no file sets anything.
@@ -80,6 +83,7 @@ func Default() Config {
 		MinScorablePromptLength: 15,
 		TopicChangeThreshold:    0.7,
 		TrustProjectConfig:      true,
+		CacheAware:              DefaultCacheAware(),
 	}
 }
 

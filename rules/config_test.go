@@ -21,6 +21,10 @@ func TestDefaultsMatchReference(t *testing.T) {
 		"maxKeep": 0.0, "evictOnSkillLoad": true, "blockDirectSkillReads": true,
 		"verbose": true, "skipOnShortPrompts": true, "minScorablePromptLength": 15.0,
 		"topicChangeThreshold": 0.7, "trustProjectConfig": true,
+		// Not in the reference: cache-aware archiving (docs/cache-aware.md).
+		"cacheAware": map[string]any{"enabled": false, "readPrice": 0.1, "writePrice": 1.25,
+			"cacheTTLSeconds": 300.0, "horizonTurns": 1.0, "horizonRequests": 0.0,
+			"minRemainingRequests": 2.0, "maxRemainingRequests": 40.0},
 	}
 	b, err := json.Marshal(Default())
 	if err != nil {

@@ -32,6 +32,10 @@ type Body struct {
 	Run    int       `json:"run"`             // the run it was loaded in; 0 outside any run
 	Calls  []string  `json:"calls,omitempty"` // skills this body tells the model to load
 	Pinned PinSource `json:"pinned,omitempty"`
+	// Due says the body was already judged to go and waits for cache-aware
+	// archiving: it is judged again (and stays if now kept for relevance),
+	// but it takes no place among the minKeep most recent bodies.
+	Due bool `json:"due,omitempty"`
 }
 
 // Code classifies a reason.
@@ -132,7 +136,8 @@ type PromptOutcome struct {
 
 // JudgePrompt decides, at a user prompt, which live bodies stay. In order:
 // archiving off keeps everything; pinned bodies (config, user, entry) stay;
-// the MinKeep most recently loaded stay; with SkipOnShortPrompts, a prompt
+// the MinKeep most recently loaded stay (bodies already due for archive do
+// not count among them); with SkipOnShortPrompts, a prompt
 // shorter than MinScorablePromptLength characters or whose TopicOverlap with
 // the last judged prompt exceeds TopicChangeThreshold is not judged; a best
 // score below MinSignal evicts nothing; a body stays when its skill is in
@@ -151,13 +156,20 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 		return out
 	}
 	protected := make([]bool, len(c.Bodies))
+	recent := make([]bool, len(c.Bodies))
+	for i, n := len(c.Bodies)-1, 0; i >= 0 && n < cfg.MinKeep; i-- {
+		if !c.Bodies[i].Due {
+			recent[i] = true
+			n++
+		}
+	}
 	var open []int // bodies the prompt may judge
 	for i, b := range c.Bodies {
 		switch {
 		case b.Pinned != NotPinned:
 			out.Verdicts[i] = keep(b, pinReason(b.Pinned, c.EntrySource))
 			protected[i] = true
-		case i >= len(c.Bodies)-cfg.MinKeep:
+		case recent[i]:
 			out.Verdicts[i] = keep(b, Reason{Code: KeepRecent,
 				Text: fmt.Sprintf("one of the %d most recently loaded bodies (minKeep)", cfg.MinKeep)})
 			protected[i] = true

@@ -42,6 +42,9 @@ type Fragment struct {
 	MinScorablePromptLength *int            `json:"minScorablePromptLength,omitempty"`
 	TopicChangeThreshold    *float64        `json:"topicChangeThreshold,omitempty"`
 	TrustProjectConfig      *bool           `json:"trustProjectConfig,omitempty"`
+	// CacheAware is the whole `cacheAware` object, its missing keys filled
+	// with their defaults (an object is replaced whole when merging).
+	CacheAware *CacheAware `json:"cacheAware,omitempty"`
 }
 
 // Diagnostic is one problem found in a configuration file.
@@ -149,6 +152,15 @@ var options = []option{
 	intOpt("minScorablePromptLength", 0, maxCount, func(f *Fragment) **int { return &f.MinScorablePromptLength }, func(c *Config) *int { return &c.MinScorablePromptLength }),
 	floatOpt("topicChangeThreshold", 0, 1, func(f *Fragment) **float64 { return &f.TopicChangeThreshold }, func(c *Config) *float64 { return &c.TopicChangeThreshold }),
 	boolOpt("trustProjectConfig", func(f *Fragment) **bool { return &f.TrustProjectConfig }, func(c *Config) *bool { return &c.TrustProjectConfig }),
+	{
+		key:    "cacheAware",
+		decode: nil, // decodeCacheAware, called from Parse (it reports per-field keys)
+		apply: func(f *Fragment, c *Config) {
+			if f.CacheAware != nil {
+				c.CacheAware = *f.CacheAware
+			}
+		},
+	},
 }
 
 var optionByKey = map[string]int{}
@@ -216,6 +228,12 @@ func Parse(data []byte, file string) (Fragment, []Diagnostic) {
 		}
 		if k.name == "rules" {
 			for _, e := range decodeRules(k.raw, &f) {
+				ds = append(ds, diag(e.sev, k.off, e.key, e.msg))
+			}
+			continue
+		}
+		if k.name == "cacheAware" {
+			for _, e := range decodeCacheAware(k.raw, &f) {
 				ds = append(ds, diag(e.sev, k.off, e.key, e.msg))
 			}
 			continue

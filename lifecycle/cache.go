@@ -1,0 +1,171 @@
+package lifecycle
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+// BeforeRequest is called before each model request, with what the host
+// knows of it. It decides which bodies due for archive are archived from
+// this request on (rules.PlanArchives under cacheAware; all of them at once
+// when cacheAware is off, the relevance-only behaviour); the others stay
+// due, and Deferred says why. The host then replaces the bodies listed by
+// Archived.
+func (e *Engine) BeforeRequest(r Request) []Decision {
+	if r.Number > 0 {
+		e.requests = r.Number
+	} else {
+		e.requests++
+	}
+	e.deferred = nil
+	var due []int
+	for i, b := range e.bodies {
+		if b.Due != nil && !b.Archived {
+			due = append(due, i)
+		}
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	if !e.Enabled() {
+		return e.undueAll(rules.Reason{Code: rules.KeepDisabled, Text: "archiving is switched off"})
+	}
+	var ds []Decision
+	if !e.cfg.CacheAware.Enabled {
+		for _, i := range due {
+			ds = append(ds, e.archiveDue(i, rules.Timing{ID: e.bodies[i].ID, Archive: true, Code: rules.TimeNow,
+				Text: "archived at once: cacheAware is off (relevance-only)"}))
+		}
+		return ds
+	}
+	c, idx, gone := e.cacheCase(r, due)
+	for _, i := range gone {
+		ds = append(ds, e.archiveDue(i, rules.Timing{ID: e.bodies[i].ID, Archive: true, Code: rules.TimeGone,
+			Text: "archived now: the body is not in the request (compacted away), so nothing is rewritten"}))
+	}
+	for _, i := range idx.pinned {
+		ds = append(ds, e.undue(i, rules.Reason{Code: rules.KeepPinned, Text: "pinned since it became due"}))
+	}
+	for k, t := range rules.PlanArchives(c) {
+		i := idx.cand[k]
+		if t.Archive {
+			ds = append(ds, e.archiveDue(i, t))
+		} else {
+			e.deferred = append(e.deferred, t)
+		}
+	}
+	return ds
+}
+
+// dueIndex maps PlanArchives' candidates back to bodies.
+type dueIndex struct {
+	cand   []int // body index of each candidate
+	pinned []int // due bodies pinned since (no longer due)
+}
+
+// cacheCase builds the timing question for the due bodies of one request.
+func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int) {
+	cfg := e.cfg.CacheAware
+	c := rules.CacheCase{Config: cfg, Total: r.Total, BreakAt: -1, Requests: e.requests}
+	if r.ChangedFrom > 0 {
+		c.BreakAt = r.ChangedFrom
+	}
+	switch ttl := cfg.TTL(); {
+	case r.CacheCold:
+		c.Cold, c.ColdWhy = true, "the host reports it cold"
+	case r.ModelChanged:
+		c.Cold, c.ColdWhy = true, "the model changed since the previous request"
+	case ttl > 0 && r.SincePrevious > ttl:
+		c.Cold, c.ColdWhy = true, fmt.Sprintf("%s since the previous request, more than cacheTTLSeconds %g", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
+	}
+	pos := make(map[string]BodyPosition, len(r.Bodies))
+	for _, p := range r.Bodies {
+		pos[p.ID] = p
+	}
+	turn := e.run
+	if !e.inRun {
+		turn = e.run + 1
+	}
+	cpu := r.CharsPerUnit
+	if cpu <= 0 {
+		cpu = 1
+	}
+	var idx dueIndex
+	var gone []int
+	for _, i := range due {
+		b := e.bodies[i]
+		if b.Due.Reason.Code != rules.ArchiveSuperseded && e.PinOf(b.Skill) != rules.NotPinned {
+			idx.pinned = append(idx.pinned, i)
+			continue
+		}
+		cd := rules.Candidate{ID: b.ID, Placeholder: int64(math.Ceil(float64(len(rules.Placeholder(b.Skill))) / cpu)),
+			Overdue: rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1)}
+		if p, ok := pos[b.ID]; ok {
+			cd.Known, cd.Offset, cd.Size = true, p.Offset, p.Size
+		} else if len(r.Bodies) > 0 {
+			gone = append(gone, i)
+			continue
+		}
+		c.Candidates = append(c.Candidates, cd)
+		idx.cand = append(idx.cand, i)
+	}
+	return c, idx, gone
+}
+
+// archiveDue archives a due body at this request, with the timing verdict.
+func (e *Engine) archiveDue(i int, t rules.Timing) Decision {
+	r := e.bodies[i].Due.Reason
+	d := e.archive(i, r)
+	tt := t
+	e.bodies[i].Timing = &tt
+	d.Timing = &tt
+	d.Request = e.requests
+	return d
+}
+
+// Deferred returns, for each body the last request kept although it is
+// due for archive, why: "kept for now: archiving now would cost X and
+// save Y…" with the figures (rules.Timing).
+func (e *Engine) Deferred() []rules.Timing {
+	return append([]rules.Timing(nil), e.deferred...)
+}
+
+// PlanRequest says what BeforeRequest would decide for r, without changing
+// anything: the timing verdict of each body due for archive (for
+// explain).
+func (e *Engine) PlanRequest(r Request) []rules.Timing {
+	saved := e.requests
+	defer func() { e.requests = saved }()
+	if r.Number > 0 {
+		e.requests = r.Number
+	} else {
+		e.requests++
+	}
+	var due []int
+	for i, b := range e.bodies {
+		if b.Due != nil && !b.Archived {
+			due = append(due, i)
+		}
+	}
+	if len(due) == 0 || !e.cfg.CacheAware.Enabled || !e.Enabled() {
+		return nil
+	}
+	c, _, _ := e.cacheCase(r, due)
+	return rules.PlanArchives(c)
+}
+
+// SetRequestCount tells the engine how many model requests the session
+// (branch) has made so far, after a Restore: the records only hold the
+// count as of the last decision that noted it. A host that passes
+// Request.Number with every request needs it only for the bodies marked
+// due before the next request.
+func (e *Engine) SetRequestCount(n int) {
+	if n >= 0 {
+		e.requests = n
+	}
+}
+
+// RequestCount returns the number of model requests the engine knows of.
+func (e *Engine) RequestCount() int { return e.requests }

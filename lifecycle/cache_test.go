@@ -1,0 +1,190 @@
+package lifecycle
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+func cacheCfg(on bool) rules.Config {
+	c := rules.Default()
+	c.MinKeep = 0
+	c.CacheAware.Enabled = on
+	return c
+}
+
+func evPrompt(t string) Event { return Event{Type: EvPrompt, Text: t} }
+func evLoad(id, skill string) Event {
+	return Event{Type: EvLoad, Load: &Load{ID: id, Skill: skill, Size: 1000, Kind: ByTool}}
+}
+func evStart() Event         { return Event{Type: EvRunStart} }
+func evEnd() Event           { return Event{Type: EvRunEnd} }
+func evPin(s string) Event   { return Event{Type: EvPin, Skill: s} }
+func evEnable(on bool) Event { return Event{Type: EvEnable, On: on} }
+
+// evReq is a request with the given bodies laid out one after another
+// from offset 100, 1,000 units each, and 500 units after the last.
+func evReq(n int, since time.Duration, ids ...string) Event {
+	r := &Request{Number: n, SincePrevious: since}
+	off := int64(100)
+	for _, id := range ids {
+		r.Bodies = append(r.Bodies, BodyPosition{ID: id, Offset: off, Size: 1000})
+		off += 1000
+	}
+	r.Total = off + 500
+	return Event{Type: EvRequest, Request: r}
+}
+
+// line writes a body decision compactly: "due a", "archive a cache-cold",
+// "undue a relevant", "archive a not-relevant" (no timing: at once).
+func line(d Decision) string {
+	switch d.Action {
+	case ActDue:
+		return "due " + d.ID
+	case ActUndue:
+		return "undue " + d.ID + " " + string(d.Reason.Code)
+	case ActArchive:
+		if d.Timing != nil {
+			return "archive " + d.ID + " " + string(d.Timing.Code)
+		}
+		return "archive " + d.ID + " " + string(d.Reason.Code)
+	}
+	return ""
+}
+
+func TestCacheAwareEngine(t *testing.T) {
+	hot := 10 * time.Second
+	cold := 6 * time.Minute
+	// Run 1 loads eda; the prompt of run 2 is about shipping, so eda goes.
+	opening := []Event{evStart(), evLoad("a", "eda"), evReq(1, 0, "a"), evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship")}
+	tests := []struct {
+		name     string
+		on       bool
+		events   []Event
+		want     []string
+		deferred string // a substring of the last Deferred() text ("" when none)
+	}{
+		{"relevance-only archives at the judgement", false,
+			append(opening, evReq(2, hot, "a", "s")),
+			[]string{"archive a not-relevant"}, ""},
+		{"cache-aware: a hot cache at the head keeps the body, with the figures", true,
+			// The placeholder of eda is 140 characters, so archiving frees 860.
+			// a at 100 of 2,600: region 2,500, written 1,640: 2,050 − 250 = 1,800 against 86 × 2.
+			append(opening, evReq(2, hot, "a", "s")),
+			[]string{"due a"}, "archiving now would cost 1800 (rewriting the cache after offset 100) and save 86 a request, 172 over ~2 expected requests"},
+		{"cache-aware: a cold cache archives", true,
+			append(opening, evReq(2, hot, "a", "s"), evReq(3, cold, "a", "s")),
+			[]string{"due a", "archive a cache-cold"}, ""},
+		{"cache-aware: a model change makes the cache cold", true,
+			append(opening, Event{Type: EvRequest, Request: &Request{Number: 2, ModelChanged: true}}),
+			[]string{"due a", "archive a cache-cold"}, ""},
+		{"cache-aware: the horizon archives at the next turn", true,
+			append(opening, evReq(2, hot, "a", "s"), evReq(3, hot, "a", "s"), evEnd(), evPrompt("ok"), evStart(), evReq(4, hot, "a", "s")),
+			[]string{"due a", "archive a horizon"}, ""},
+		{"cache-aware: horizonRequests bounds a long run", true,
+			append(opening, evReq(2, hot, "a", "s"), evReq(3, hot, "a", "s"), evReq(4, hot, "a", "s"), evReq(5, hot, "a", "s")),
+			[]string{"due a", "archive a horizon"}, ""},
+		{"cache-aware: judged relevant again, the body stays", true,
+			append(opening, evReq(2, hot, "a", "s"), evEnd(), evPrompt("explore the data please"), evStart(), evReq(3, hot, "a", "s")),
+			[]string{"due a", "undue a relevant", "due s"}, "after offset 1100"},
+		{"cache-aware: a short follow-up does not revive it", true,
+			append(opening, evReq(2, hot, "a", "s"), evEnd(), evPrompt("ok"), evStart(), evReq(3, cold, "a", "s")),
+			[]string{"due a", "archive a cache-cold"}, ""},
+		{"cache-aware: a pin revives it", true,
+			append(opening, evPin("eda"), evReq(2, cold, "a", "s")),
+			[]string{"due a", "undue a pinned"}, ""},
+		{"cache-aware: switching off revives it", true,
+			append(opening, evEnable(false), evReq(2, cold, "a", "s")),
+			[]string{"due a", "undue a disabled"}, ""},
+		{"cache-aware: a body missing from the request goes at no cost", true,
+			append(opening, evReq(2, hot, "s")),
+			[]string{"due a", "archive a not-in-request"}, ""},
+		{"cache-aware: near the tail it pays at once", true,
+			// Bodies s then a: a at 1,100, 500 after: region 1,500, written 640:
+			// 800 − 150 = 650 against 86 × 8 = 688.
+			append(opening, evReq(8, hot, "s", "a")),
+			[]string{"due a", "archive a pays"}, ""},
+		{"cache-aware: a superseded copy is due and never revived", true,
+			[]Event{evStart(), evLoad("a1", "eda"), evLoad("a2", "eda"), evReq(1, hot, "a1", "a2"), evLoad("s", "ship"), evReq(2, hot, "a1", "a2", "s"), evReq(3, cold, "a1", "a2", "s")},
+			[]string{"due a1", "archive a1 cache-cold"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cacheCfg(tc.on)
+			if strings.Contains(tc.name, "horizonRequests") {
+				c.CacheAware.HorizonRequests = 3
+			}
+			e := New(testCatalog(), c)
+			var got []string
+			var all []Decision
+			for _, ev := range tc.events {
+				ds, err := e.Apply(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, ds...)
+				for _, d := range ds {
+					if l := line(d); l != "" {
+						got = append(got, l)
+					}
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("decisions (-want +got):\n%s", d)
+			}
+			def := e.Deferred()
+			switch {
+			case tc.deferred == "" && len(def) != 0:
+				t.Errorf("unexpected deferred %v", def)
+			case tc.deferred != "" && (len(def) != 1 || !strings.Contains(def[0].Text, tc.deferred)):
+				t.Errorf("deferred %v, want a text with %q", def, tc.deferred)
+			}
+			// Restore brings back the same state, due marks and timings included.
+			r := New(testCatalog(), c)
+			if probs := r.Restore(roundTrip(t, all)); len(probs) != 0 {
+				t.Fatalf("restore problems %v", probs)
+			}
+			if d := cmp.Diff(e.State(), r.State()); d != "" {
+				t.Errorf("restored state (-live +restored):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestCacheAwareConfigOff checks that bodies due when cacheAware is
+// switched off by a reload are archived at the next request.
+func TestCacheAwareConfigOff(t *testing.T) {
+	e := New(testCatalog(), cacheCfg(true))
+	for _, ev := range []Event{evStart(), evLoad("a", "eda"), evEnd(), evPrompt("deploy the release now")} {
+		if _, err := e.Apply(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.SetConfig(cacheCfg(false))
+	ds := e.BeforeRequest(Request{})
+	if len(ds) != 1 || line(ds[0]) != "archive a relevance-only" {
+		t.Errorf("decisions %v, want archive a relevance-only", ds)
+	}
+}
+
+// TestPlanRequestChangesNothing checks PlanRequest against BeforeRequest.
+func TestPlanRequestChangesNothing(t *testing.T) {
+	e := New(testCatalog(), cacheCfg(true))
+	for _, ev := range []Event{evStart(), evLoad("a", "eda"), evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship")} {
+		if _, err := e.Apply(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := e.State()
+	plan := e.PlanRequest(*evReq(8, time.Second, "s", "a").Request)
+	if d := cmp.Diff(before, e.State()); d != "" {
+		t.Fatalf("PlanRequest changed the state:\n%s", d)
+	}
+	ds := e.BeforeRequest(*evReq(8, time.Second, "s", "a").Request)
+	if len(plan) != 1 || !plan[0].Archive || len(ds) != 1 || ds[0].Timing == nil || ds[0].Timing.Text != plan[0].Text {
+		t.Errorf("plan %v and decisions %v disagree", plan, ds)
+	}
+}

@@ -1,0 +1,388 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// CacheAware is the `cacheAware` option: when the bodies that the
+// relevance rules drop are actually archived. Off ("relevance-only"), a
+// body is archived as soon as it is judged. On, it is only marked due, and
+// archived at a model request when that pays under prefix-cache pricing:
+// the cache is cold anyway, or the prefix is already broken at or before
+// the body, or the savings over the expected remaining requests exceed the
+// one-time cost of rewriting what follows it; and at the latest after a
+// bounded horizon. docs/cache-aware.md explains the arithmetic.
+type CacheAware struct {
+	Enabled bool `json:"enabled"`
+	// ReadPrice and WritePrice are the prices of a cached read and of a
+	// cache write, as multiples of the base input price.
+	ReadPrice  float64 `json:"readPrice"`
+	WritePrice float64 `json:"writePrice"`
+	// CacheTTLSeconds is the provider's cache lifetime: a request more than
+	// this long after the previous one finds the cache cold. 0: the cache
+	// never expires.
+	CacheTTLSeconds float64 `json:"cacheTTLSeconds"`
+	// HorizonTurns bounds how long a due body may stay: it is archived at
+	// the latest at the first request of the HorizonTurns-th user turn after
+	// the one in which it became due (0: at the first request after it
+	// became due, batched with the others).
+	HorizonTurns int `json:"horizonTurns"`
+	// HorizonRequests, when above 0, also archives a due body once it has
+	// been kept for this many requests.
+	HorizonRequests int `json:"horizonRequests"`
+	// The number of requests still to come is estimated as the number made
+	// so far in the session, clamped to [MinRemainingRequests,
+	// MaxRemainingRequests].
+	MinRemainingRequests int `json:"minRemainingRequests"`
+	MaxRemainingRequests int `json:"maxRemainingRequests"`
+}
+
+// DefaultCacheAware is the `cacheAware` option when no file sets it.
+func DefaultCacheAware() CacheAware {
+	return CacheAware{
+		Enabled:              false,
+		ReadPrice:            0.1,
+		WritePrice:           1.25,
+		CacheTTLSeconds:      300,
+		HorizonTurns:         1,
+		HorizonRequests:      0,
+		MinRemainingRequests: 2,
+		MaxRemainingRequests: 40,
+	}
+}
+
+// TTL is the cache lifetime as a duration (0: never expires).
+func (c CacheAware) TTL() time.Duration {
+	return time.Duration(c.CacheTTLSeconds * float64(time.Second))
+}
+
+// Timing codes: why a due body is archived at a request, or kept.
+const (
+	TimeCold    Code = "cache-cold"     // the cache is cold: archiving costs nothing extra
+	TimeBroken  Code = "prefix-broken"  // the prefix is rewritten from at or before the body anyway
+	TimePays    Code = "pays"           // the savings over the expected requests exceed the rewrite
+	TimeHorizon Code = "horizon"        // kept as long as allowed (horizonTurns, horizonRequests)
+	TimeGone    Code = "not-in-request" // the host did not send the body: nothing to rewrite
+	TimeNow     Code = "relevance-only" // cacheAware is off: archived at once
+	TimeDefer   Code = "deferred"       // kept for now: archiving would not pay yet
+)
+
+// Candidate is one body due for archive as the request about to be sent
+// holds it. Offset and Size are in the request's unit (characters or
+// tokens, the same as Total).
+type Candidate struct {
+	ID     string `json:"id"`
+	Offset int64  `json:"offset"`
+	Size   int64  `json:"size"`
+	// Placeholder is the size of the text that would replace the body.
+	Placeholder int64 `json:"placeholder"`
+	// Overdue says the body reached the horizon: it is archived now.
+	Overdue bool `json:"overdue,omitempty"`
+	// Known is false when the host gave no position for the body.
+	Known bool `json:"known"`
+}
+
+// CacheCase is everything the timing decision looks at for one request.
+type CacheCase struct {
+	Config     CacheAware
+	Candidates []Candidate
+	// Total is the size of the whole request as it would be sent with the
+	// bodies archived so far (same unit as the offsets).
+	Total int64
+	// Cold says the provider's cache holds nothing of this request; Why
+	// says why, for reasons.
+	Cold    bool
+	ColdWhy string
+	// BreakAt is the offset of the earliest change this request already
+	// makes to the previously sent prefix (-1: none known).
+	BreakAt int64
+	// Requests is the number of requests made so far in the session,
+	// including this one.
+	Requests int
+}
+
+// Timing is the timing verdict for one candidate.
+type Timing struct {
+	ID      string `json:"id"`
+	Archive bool   `json:"archive"`
+	Code    Code   `json:"code"`
+	// Cost is the one-time extra cost of archiving now (rewriting the
+	// prefix from the body on, in units × input price); Save the saving
+	// on each later request; Requests the expected remaining requests.
+	Cost     float64 `json:"cost"`
+	Save     float64 `json:"save"`
+	Requests int     `json:"requests,omitempty"`
+	Text     string  `json:"text"`
+}
+
+// RemainingRequests estimates how many requests are still to come: as many
+// as were made so far (a session half over is the best guess without other
+// knowledge), clamped to [lo, hi]; hi ≤ 0 means no cap.
+func RemainingRequests(soFar, lo, hi int) int {
+	n := soFar
+	if hi > 0 && n > hi {
+		n = hi
+	}
+	if n < lo {
+		n = lo
+	}
+	return n
+}
+
+// BreakCost is the one-time extra cost of changing the prefix at offset
+// from, when the prefix is otherwise intact up to upTo (the request's end,
+// or an earlier break): the region [from, upTo) is written at price w
+// instead of read at price r, and it shrinks by shrink (the archived bodies
+// minus their placeholders) in the process.
+func BreakCost(from, upTo, shrink int64, r, w float64) float64 {
+	if upTo <= from {
+		return 0
+	}
+	written := upTo - from - shrink
+	if written < 0 {
+		written = 0
+	}
+	return w*float64(written) - r*float64(upTo-from)
+}
+
+// SavingPerRequest is what archiving bodies of total size freed (bodies
+// minus placeholders) saves on each later request with a warm cache.
+func SavingPerRequest(freed int64, r float64) float64 {
+	if freed < 0 {
+		return 0
+	}
+	return r * float64(freed)
+}
+
+// ColdSaving is what archiving saves on a request whose cache is cold:
+// the freed size is not written.
+func ColdSaving(freed int64, w float64) float64 {
+	if freed < 0 {
+		return 0
+	}
+	return w * float64(freed)
+}
+
+// Pays reports whether archiving pays: the saving per request over the
+// expected remaining requests exceeds the one-time cost.
+func Pays(cost, save float64, requests int) bool {
+	return save*float64(requests) > cost
+}
+
+// PlanArchives decides, for each candidate, whether it is archived at this
+// request. In order: with the cache cold, all are (archiving costs nothing
+// extra). Overdue candidates are archived, and so break the prefix at the
+// earliest of them; every candidate at or after a break (BreakAt, or an
+// overdue one) is archived too, at no extra cost. Of the candidates before
+// the break, sorted by offset, the batch that starts at candidate k holds k
+// and every candidate after it: its cost is BreakCost from k's offset to the
+// break, its saving the freed size of the batch; the batch with the largest
+// net gain over the expected remaining requests is archived when that gain
+// is positive. The others are kept, each with the figures of the batch it
+// would start ("archiving now would cost X and save Y").
+func PlanArchives(c CacheCase) []Timing {
+	cfg := c.Config
+	r, w := cfg.ReadPrice, cfg.WritePrice
+	n := RemainingRequests(c.Requests, cfg.MinRemainingRequests, cfg.MaxRemainingRequests)
+	out := make([]Timing, len(c.Candidates))
+	freed := func(cd Candidate) int64 { return max(cd.Size-cd.Placeholder, 0) }
+	if c.Cold {
+		for i, cd := range c.Candidates {
+			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeCold, Save: ColdSaving(freed(cd), w), Requests: n,
+				Text: fmt.Sprintf("archived now: the prompt cache is cold (%s), so nothing cached is lost and this request already saves %s", c.ColdWhy, num(ColdSaving(freed(cd), w)))}
+		}
+		return out
+	}
+	brk := int64(math.MaxInt64)
+	brkWhy := ""
+	if c.BreakAt >= 0 {
+		brk, brkWhy = c.BreakAt, "another change to the context"
+	}
+	var known []int
+	for i, cd := range c.Candidates {
+		switch {
+		case cd.Overdue:
+			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeHorizon, Save: SavingPerRequest(freed(cd), r), Requests: n,
+				Text: "archived now: kept as long as the horizon allows (" + horizonText(cfg) + ")"}
+			if cd.Known && cd.Offset < brk {
+				brk, brkWhy = cd.Offset, "an overdue body's archive"
+			}
+		case cd.Known:
+			known = append(known, i)
+		}
+	}
+	if !knownAny(c.Candidates) && brk == math.MaxInt64 && hasOverdue(c.Candidates) {
+		// Positions unknown: an overdue archive breaks the prefix somewhere,
+		// so the others go with it.
+		brk, brkWhy = -1, "an overdue body's archive"
+	}
+	sort.SliceStable(known, func(a, b int) bool { return c.Candidates[known[a]].Offset < c.Candidates[known[b]].Offset })
+	var before []int
+	for _, i := range known {
+		cd := c.Candidates[i]
+		if cd.Offset >= brk {
+			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeBroken, Save: SavingPerRequest(freed(cd), r), Requests: n,
+				Text: fmt.Sprintf("archived now: the prompt cache is rewritten from offset %d on anyway (%s), so archiving costs nothing extra", brk, brkWhy)}
+			continue
+		}
+		before = append(before, i)
+	}
+	for i, cd := range c.Candidates {
+		if !cd.Known && !cd.Overdue {
+			if brk < 0 {
+				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeBroken, Requests: n,
+					Text: "archived now: the prompt cache is rewritten anyway (" + brkWhy + ")"}
+				continue
+			}
+			out[i] = Timing{ID: cd.ID, Code: TimeDefer, Requests: n,
+				Text: "kept for now: the host gave no position for the body, so it waits for a cold cache or the horizon (" + horizonText(cfg) + ")"}
+		}
+	}
+	upTo := min(brk, c.Total)
+	// Batch starting at each candidate before the break.
+	cost := make([]float64, len(before))
+	save := make([]float64, len(before))
+	var shrink int64
+	bestK, bestNet := -1, 0.0
+	for k := len(before) - 1; k >= 0; k-- {
+		cd := c.Candidates[before[k]]
+		shrink += freed(cd)
+		cost[k] = BreakCost(cd.Offset, max(upTo, cd.Offset), shrink, r, w)
+		save[k] = SavingPerRequest(shrink, r)
+		if net := save[k]*float64(n) - cost[k]; Pays(cost[k], save[k], n) && net > bestNet {
+			bestK, bestNet = k, net
+		}
+	}
+	for k, i := range before {
+		cd := c.Candidates[i]
+		if bestK >= 0 && k >= bestK {
+			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimePays, Cost: cost[bestK], Save: save[bestK], Requests: n,
+				Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(save[bestK]*float64(n)), n)}
+			continue
+		}
+		out[i] = Timing{ID: cd.ID, Code: TimeDefer, Cost: cost[k], Save: save[k], Requests: n,
+			Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(save[k]*float64(n)), n, horizonText(cfg))}
+	}
+	return out
+}
+
+func knownAny(cs []Candidate) bool {
+	for _, c := range cs {
+		if c.Known {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOverdue(cs []Candidate) bool {
+	for _, c := range cs {
+		if c.Overdue {
+			return true
+		}
+	}
+	return false
+}
+
+func horizonText(c CacheAware) string {
+	s := fmt.Sprintf("horizonTurns %d", c.HorizonTurns)
+	if c.HorizonRequests > 0 {
+		s += fmt.Sprintf(", horizonRequests %d", c.HorizonRequests)
+	}
+	return s
+}
+
+// Overdue reports whether a body that became due in user turn dueTurn, with
+// requestsKept requests sent since, must be archived at a request of turn
+// turn.
+func Overdue(c CacheAware, dueTurn, turn, requestsKept int) bool {
+	if turn-dueTurn >= c.HorizonTurns {
+		return true
+	}
+	return c.HorizonRequests > 0 && requestsKept >= c.HorizonRequests
+}
+
+// num writes a cost figure with at most one decimal.
+func num(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
+
+// Limits of the cacheAware fields.
+const (
+	maxPrice = 1000          // readPrice, writePrice (multiples of input)
+	maxTTL   = 7 * 24 * 3600 // cacheTTLSeconds: a week
+)
+
+// decodeCacheAware reads the `cacheAware` object; missing keys keep their
+// defaults. A value of the wrong type or out of range is an error (the file
+// is ignored); an unknown key, or a read price above the write price, or
+// minRemainingRequests above maxRemainingRequests, is a warning.
+func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
+	if firstByte(raw) != '{' {
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, minRemainingRequests, maxRemainingRequests}, got " + describe(raw)}}
+	}
+	keys, err := scanKeys(raw)
+	if err != nil {
+		return []ruleProblem{{skills.Error, "cacheAware", "not a valid object: " + err.Error()}}
+	}
+	c := DefaultCacheAware()
+	var probs []ruleProblem
+	num := func(k key, lo, hi float64, whole bool, dst func(float64)) {
+		at := "cacheAware." + k.name
+		v, msg := decodeNumber(k.raw, lo, hi)
+		if msg == "" && whole && v != math.Trunc(v) {
+			msg = fmt.Sprintf("must be a whole number, got %s", fmtNum(v))
+		}
+		if msg != "" {
+			probs = append(probs, ruleProblem{skills.Error, at, msg})
+			return
+		}
+		dst(v)
+	}
+	for _, k := range lastOfEach(keys) {
+		switch k.name {
+		case "enabled":
+			switch string(bytes.TrimSpace(k.raw)) {
+			case "true":
+				c.Enabled = true
+			case "false":
+				c.Enabled = false
+			default:
+				probs = append(probs, ruleProblem{skills.Error, "cacheAware.enabled", "must be true or false, got " + describe(k.raw)})
+			}
+		case "readPrice":
+			num(k, 0, maxPrice, false, func(v float64) { c.ReadPrice = v })
+		case "writePrice":
+			num(k, 0, maxPrice, false, func(v float64) { c.WritePrice = v })
+		case "cacheTTLSeconds":
+			num(k, 0, maxTTL, false, func(v float64) { c.CacheTTLSeconds = v })
+		case "horizonTurns":
+			num(k, 0, maxCount, true, func(v float64) { c.HorizonTurns = int(v) })
+		case "horizonRequests":
+			num(k, 0, maxCount, true, func(v float64) { c.HorizonRequests = int(v) })
+		case "minRemainingRequests":
+			num(k, 0, maxCount, true, func(v float64) { c.MinRemainingRequests = int(v) })
+		case "maxRemainingRequests":
+			num(k, 0, maxCount, true, func(v float64) { c.MaxRemainingRequests = int(v) })
+		default:
+			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, minRemainingRequests, maxRemainingRequests)"
+			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
+		}
+	}
+	if c.ReadPrice > c.WritePrice {
+		probs = append(probs, ruleProblem{skills.Warning, "cacheAware.readPrice", fmt.Sprintf("readPrice %s is above writePrice %s: a cache that costs more to read than to write makes every archive look free", fmtNum(c.ReadPrice), fmtNum(c.WritePrice))})
+	}
+	if c.MaxRemainingRequests > 0 && c.MinRemainingRequests > c.MaxRemainingRequests {
+		probs = append(probs, ruleProblem{skills.Warning, "cacheAware.minRemainingRequests", fmt.Sprintf("minRemainingRequests %d is above maxRemainingRequests %d: the estimate is always %d", c.MinRemainingRequests, c.MaxRemainingRequests, c.MinRemainingRequests)})
+	}
+	f.CacheAware = &c
+	return probs
+}

@@ -1,0 +1,224 @@
+package rules
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Prices of the hand-computed cases: read 0.1, write 1.25 (Anthropic's
+// 5-minute cache), placeholders of 100 units, bodies of 1,000.
+func caseConfig() CacheAware {
+	c := DefaultCacheAware()
+	c.Enabled = true
+	return c
+}
+
+func cand(id string, off int64) Candidate {
+	return Candidate{ID: id, Offset: off, Size: 1000, Placeholder: 100, Known: true}
+}
+
+func TestBreakEvenArithmetic(t *testing.T) {
+	tests := []struct {
+		name       string
+		from, upTo int64
+		shrink     int64
+		want       float64
+	}{
+		// Body at 0 of an 11,000-unit request: 11,000−900 written at 1.25
+		// instead of 11,000 read at 0.1.
+		{"body at the head", 0, 11000, 900, 1.25*10100 - 0.1*11000}, // 11,525
+		// Body right at the tail: only the placeholder is written.
+		{"body at the tail", 10000, 11000, 900, 1.25*100 - 0.1*1000}, // 25
+		{"nothing after the break", 5000, 5000, 0, 0},
+		{"a shrink larger than the region writes nothing", 0, 500, 900, -0.1 * 500},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := BreakCost(tc.from, tc.upTo, tc.shrink, 0.1, 1.25); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("BreakCost = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if got := SavingPerRequest(900, 0.1); math.Abs(got-90) > 1e-9 {
+		t.Errorf("SavingPerRequest = %v, want 90", got)
+	}
+	if got := ColdSaving(900, 1.25); got != 1125 {
+		t.Errorf("ColdSaving = %v, want 1125", got)
+	}
+	// Break-even: 25 of cost is repaid by 90 a request at once; 11,525 needs
+	// 129 requests (11,525 / 90 = 128.06).
+	for _, c := range []struct {
+		cost, save float64
+		n          int
+		want       bool
+	}{{25, 90, 1, true}, {11525, 90, 128, false}, {11525, 90, 129, true}, {0, 0, 10, false}} {
+		if got := Pays(c.cost, c.save, c.n); got != c.want {
+			t.Errorf("Pays(%v, %v, %d) = %v, want %v", c.cost, c.save, c.n, got, c.want)
+		}
+	}
+}
+
+func TestRemainingRequests(t *testing.T) {
+	for _, c := range []struct{ soFar, lo, hi, want int }{
+		{0, 2, 40, 2}, {1, 2, 40, 2}, {10, 2, 40, 10}, {100, 2, 40, 40}, {100, 2, 0, 100}, {5, 8, 4, 8},
+	} {
+		if got := RemainingRequests(c.soFar, c.lo, c.hi); got != c.want {
+			t.Errorf("RemainingRequests(%d, %d, %d) = %d, want %d", c.soFar, c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+func TestOverdue(t *testing.T) {
+	for _, c := range []struct {
+		turns, reqs         int
+		dueTurn, turn, kept int
+		want                bool
+	}{
+		{1, 0, 3, 3, 50, false}, // same turn, no request bound
+		{1, 0, 3, 4, 0, true},   // the next turn
+		{2, 0, 3, 4, 9, false},
+		{0, 0, 3, 3, 0, true}, // horizon 0: at the first request
+		{1, 5, 3, 3, 4, false},
+		{1, 5, 3, 3, 5, true},
+	} {
+		cfg := caseConfig()
+		cfg.HorizonTurns, cfg.HorizonRequests = c.turns, c.reqs
+		if got := Overdue(cfg, c.dueTurn, c.turn, c.kept); got != c.want {
+			t.Errorf("Overdue(turns %d, requests %d; due %d, turn %d, kept %d) = %v, want %v", c.turns, c.reqs, c.dueTurn, c.turn, c.kept, got, c.want)
+		}
+	}
+}
+
+func TestPlanArchives(t *testing.T) {
+	type want struct {
+		archive    bool
+		code       Code
+		cost, save float64
+	}
+	tests := []struct {
+		name     string
+		cands    []Candidate
+		total    int64
+		cold     bool
+		breakAt  int64
+		requests int
+		want     []want
+		text     string // in the first verdict's text
+	}{
+		{"hot, body at the head: 11,525 once against 90 × 10 requests: kept",
+			[]Candidate{cand("a", 0)}, 11000, false, -1, 10,
+			[]want{{false, TimeDefer, 11525, 90}}, "archiving now would cost 11525 (rewriting the cache after offset 0) and save 90 a request, 900 over ~10"},
+		{"hot, body at the tail: 25 once against 90 a request: archived",
+			[]Candidate{cand("a", 10000)}, 11000, false, -1, 10,
+			[]want{{true, TimePays, 25, 90}}, "costs 25 once and saves 90 a request"},
+		{"cold: archived at no extra cost, saving the write of the body",
+			[]Candidate{cand("a", 0)}, 11000, true, -1, 10,
+			[]want{{true, TimeCold, 0, 1125}}, "cache is cold"},
+		{"few requests so far: the floor of 2 keeps a mid-body",
+			[]Candidate{cand("a", 9800)}, 11000, false, -1, 0,
+			// region 1,200, written 300: 375 − 120 = 255 > 180
+			[]want{{false, TimeDefer, 255, 90}}, "over ~2 expected requests"},
+		{"batching: together they pay more than the tail one alone",
+			// Alone b: region 1,500, cost 1.25×600 − 150 = 600, 8 × 90 = 720: net 120.
+			// From a: region 3,000, written 1,200: 1,500 − 300 = 1,200; 8 × 180 = 1,440: net 240.
+			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 8,
+			[]want{{true, TimePays, 1200, 180}, {true, TimePays, 1200, 180}}, "from offset 8000"},
+		{"batching: with 6 requests neither pays",
+			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 6,
+			[]want{{false, TimeDefer, 1200, 180}, {false, TimeDefer, 600, 90}}, "kept for now"},
+		{"another change at 5,000: the body after it goes free, the one before is weighed up to it",
+			// a: region [1,000, 5,000), written 3,100: 3,875 − 400 = 3,475.
+			[]Candidate{cand("a", 1000), cand("b", 6000)}, 11000, false, 5000, 10,
+			[]want{{false, TimeDefer, 3475, 90}, {true, TimeBroken, 0, 90}}, "kept for now"},
+		{"an overdue body breaks the prefix for those after it",
+			[]Candidate{{ID: "a", Offset: 2000, Size: 1000, Placeholder: 100, Known: true, Overdue: true}, cand("b", 0), cand("c", 5000)}, 11000, false, -1, 10,
+			[]want{{true, TimeHorizon, 0, 90}, {false, TimeDefer, 1.25*(2000-900) - 0.1*2000, 90}, {true, TimeBroken, 0, 90}}, "horizon"},
+		{"positions unknown: waits",
+			[]Candidate{{ID: "a", Size: 1000, Placeholder: 100}}, 0, false, -1, 10,
+			[]want{{false, TimeDefer, 0, 0}}, "no position"},
+		{"positions unknown: an overdue one takes the others along",
+			[]Candidate{{ID: "a", Placeholder: 100, Overdue: true}, {ID: "b", Placeholder: 100}}, 0, false, -1, 10,
+			[]want{{true, TimeHorizon, 0, 0}, {true, TimeBroken, 0, 0}}, "horizon"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := PlanArchives(CacheCase{Config: caseConfig(), Candidates: tc.cands, Total: tc.total, Cold: tc.cold,
+				ColdWhy: "test", BreakAt: tc.breakAt, Requests: tc.requests})
+			var g []want
+			for _, v := range got {
+				g = append(g, want{v.Archive, v.Code, math.Round(v.Cost*1000) / 1000, math.Round(v.Save*1000) / 1000})
+			}
+			for i := range tc.want {
+				tc.want[i].cost = math.Round(tc.want[i].cost*1000) / 1000
+			}
+			if d := cmp.Diff(tc.want, g, cmp.AllowUnexported(want{})); d != "" {
+				t.Errorf("verdicts (-want +got):\n%s", d)
+			}
+			if !strings.Contains(got[0].Text, tc.text) {
+				t.Errorf("text %q lacks %q", got[0].Text, tc.text)
+			}
+			for i, v := range got {
+				if v.ID != tc.cands[i].ID {
+					t.Errorf("verdict %d is for %q, want %q", i, v.ID, tc.cands[i].ID)
+				}
+			}
+		})
+	}
+}
+
+func TestParseCacheAware(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		want  *CacheAware
+		diags []string // "severity key"
+	}{
+		{"some keys, the rest default", `{"cacheAware": {"enabled": true, "cacheTTLSeconds": 3600, "writePrice": 2}}`,
+			func() *CacheAware {
+				c := DefaultCacheAware()
+				c.Enabled, c.CacheTTLSeconds, c.WritePrice = true, 3600, 2
+				return &c
+			}(), nil},
+		{"unknown key warns", `{"cacheAware": {"horizonTurn": 2}}`, ptr(DefaultCacheAware()), []string{"warning cacheAware.horizonTurn"}},
+		{"read above write warns", `{"cacheAware": {"readPrice": 2}}`,
+			func() *CacheAware { c := DefaultCacheAware(); c.ReadPrice = 2; return &c }(), []string{"warning cacheAware.readPrice"}},
+		{"min above max warns", `{"cacheAware": {"minRemainingRequests": 50}}`,
+			func() *CacheAware { c := DefaultCacheAware(); c.MinRemainingRequests = 50; return &c }(), []string{"warning cacheAware.minRemainingRequests"}},
+		{"not an object", `{"cacheAware": true}`, nil, []string{"error cacheAware", "error "}},
+		{"fractional turns", `{"cacheAware": {"horizonTurns": 1.5}}`, nil, []string{"error cacheAware.horizonTurns", "error "}},
+		{"negative price", `{"cacheAware": {"readPrice": -1}}`, nil, []string{"error cacheAware.readPrice", "error "}},
+		{"string for a bool", `{"cacheAware": {"enabled": "yes"}}`, nil, []string{"error cacheAware.enabled", "error "}},
+		{"TTL beyond a week", `{"cacheAware": {"cacheTTLSeconds": 1e9}}`, nil, []string{"error cacheAware.cacheTTLSeconds", "error "}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, ds := Parse([]byte(tc.src), "x.json")
+			var got []string
+			for _, d := range ds {
+				got = append(got, d.Severity.String()+" "+d.Key)
+				if d.Key != "" && d.Line != 1 {
+					t.Errorf("diagnostic %v: line %d, want 1", d, d.Line)
+				}
+			}
+			if d := cmp.Diff(tc.diags, got); d != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.want, f.CacheAware); d != "" {
+				t.Errorf("fragment (-want +got):\n%s", d)
+			}
+		})
+	}
+	// Merging replaces the object whole: the project's object, with its
+	// defaults, wins over the user's.
+	u, _ := Parse([]byte(`{"cacheAware": {"enabled": true, "horizonTurns": 3}}`), "user")
+	p, _ := Parse([]byte(`{"cacheAware": {"enabled": true}}`), "project")
+	if got := Merge(u, p, Trusted).CacheAware; got.HorizonTurns != DefaultCacheAware().HorizonTurns || !got.Enabled {
+		t.Errorf("merged cacheAware %+v: want the project's object with defaults", got)
+	}
+	if got := Merge(u, Fragment{}, Trusted).CacheAware; got.HorizonTurns != 3 {
+		t.Errorf("user cacheAware lost: %+v", got)
+	}
+}
