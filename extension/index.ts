@@ -762,7 +762,7 @@ export default function skillLifecycle(pi: Pi) {
 		const now = Date.now();
 		const since = lastRequest ? now - lastRequest : 0;
 		lastRequest = now;
-		const cold = modelChangedSinceRequest;
+		const cold = modelChangedSinceRequest; // a model switch, a compaction or warming stopped
 		modelChangedSinceRequest = false;
 		const res = await side.request<BeforeRequestResult>("before_request", { loads, sincePreviousMs: since, cacheCold: cold }, ctx);
 		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;
@@ -787,6 +787,15 @@ export default function skillLifecycle(pi: Pi) {
 	pi.on("agent_end", async (_event: any, ctx: Ctx) => {
 		if (side.available || side.init) await side.request("run/end", {}, ctx);
 		await side.modelSwitch.catch(() => undefined);
+	});
+
+	// The provider's prompt cache is known to be cold after compaction and
+	// once Pi stops keeping it warm (Pi 1.6's cache_warming_decision).
+	pi.on("session_compact", async () => {
+		modelChangedSinceRequest = true;
+	});
+	pi.on("cache_warming_decision", async (event: any) => {
+		if (event?.action === "stop") modelChangedSinceRequest = true;
 	});
 
 	pi.on("model_select", async (event: any, ctx: Ctx) => {
