@@ -1,0 +1,106 @@
+package hostile
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// binPath is the skill-lifecycle binary built once for the package.
+var binPath string
+
+// repoRoot is the repository's root folder (two levels up from here).
+var repoRoot string
+
+func TestMain(m *testing.M) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hostile: repository root:", err)
+		os.Exit(1)
+	}
+	repoRoot = root
+	dir, err := os.MkdirTemp("", "skill-lifecycle-hostile-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hostile:", err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "skill-lifecycle")
+	build := exec.Command("go", "build", "-o", binPath, "./cmd/skill-lifecycle")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "hostile: go build ./cmd/skill-lifecycle: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// allocDuring returns how many bytes the process allocated while fn ran
+// (runtime.MemStats.TotalAlloc growth). Tests that measure it do not run in
+// parallel, so the figure is fn's own, give or take the runtime's noise.
+func allocDuring(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+const mib = 1 << 20
+
+// write creates a file (and its folders) with the given content.
+func write(t testing.TB, path string, data []byte) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// skillMD renders a SKILL.md with a name, a description and a body.
+func skillMD(name, desc, body string) []byte {
+	return []byte(fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n\n%s\n", name, desc, body))
+}
+
+// writeSkill writes <pack>/<name>/SKILL.md and returns its path.
+func writeSkill(t testing.TB, pack, name, desc, body string) string {
+	t.Helper()
+	return write(t, filepath.Join(pack, name, "SKILL.md"), skillMD(name, desc, body))
+}
+
+// symlink makes a symbolic link or fails the test.
+func symlink(t testing.TB, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runCLI runs the built binary and returns its exit code and output.
+func runCLI(t testing.TB, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), out.String(), errb.String()
+		}
+		t.Fatalf("running %v: %v", args, err)
+	}
+	return 0, out.String(), errb.String()
+}

@@ -1,0 +1,287 @@
+package hostile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/protocol"
+)
+
+// TestHostileRPCBeforeInitialize: every call before a successful
+// initialize is refused with an error naming the method; a failed
+// initialize leaves the server waiting for a good one; a second one is
+// refused.
+func TestHostileRPCBeforeInitialize(t *testing.T) {
+	p := newPack(t)
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	for _, m := range []string{protocol.MethodSkillLoad, protocol.MethodCommand, protocol.MethodBeforeRequest, protocol.MethodShutdown, protocol.MethodSessionRestore} {
+		t.Run("call-before-initialize/"+m, func(t *testing.T) {
+			wantErr(t, s.call(m, map[string]any{"name": "go-tests"}), protocol.CodeNotInitialized, m, "before initialize")
+		})
+	}
+	t.Run("unknown-method-before-initialize", func(t *testing.T) {
+		wantErr(t, s.call("skills/delete", nil), protocol.CodeMethodNotFound, `"skills/delete"`)
+	})
+	t.Run("initialize-wrong-version", func(t *testing.T) {
+		ip := p.initParams()
+		ip.ProtocolVersion = 99
+		wantErr(t, s.call(protocol.MethodInitialize, ip), protocol.CodeVersionMismatch, "99", fmt.Sprint(protocol.Version))
+	})
+	t.Run("initialize-wrong-types", func(t *testing.T) {
+		wantErr(t, s.call(protocol.MethodInitialize, map[string]any{"protocolVersion": "1", "cwd": p.cwd}), protocol.CodeInvalidParams, "protocolVersion")
+		wantErr(t, s.call(protocol.MethodInitialize, map[string]any{"protocolVersion": 1, "cwd": p.cwd, "skills": "all"}), protocol.CodeInvalidParams, "skills")
+	})
+	t.Run("initialize-missing-cwd", func(t *testing.T) {
+		ip := p.initParams()
+		ip.Cwd = ""
+		wantErr(t, s.call(protocol.MethodInitialize, ip), protocol.CodeInvalidParams, "cwd")
+	})
+	s.initialize(p)
+	t.Run("initialize-twice", func(t *testing.T) {
+		wantErr(t, s.call(protocol.MethodInitialize, p.initParams()), protocol.CodeAlreadyInit, "twice")
+	})
+	if !strings.Contains(s.listText(), "3 skills") {
+		t.Errorf("the good initialize did not take")
+	}
+}
+
+// rpcCase is one bad message sent after the session has decided things.
+type rpcCase struct {
+	name string
+	raw  []byte // the bytes sent, framed correctly unless the case is about framing
+	// the error expected; code 0 means no response at all (a notification)
+	code  int64
+	id    string // the response's id as JSON ("null" when not recoverable)
+	words []string
+}
+
+func rpcCases() []rpcCase {
+	f := func(s string) []byte { return frame([]byte(s)) }
+	return []rpcCase{
+		{"invalid-json", f(`{"jsonrpc":"2.0","id":7,"method":`), protocol.CodeParseError, "null", []string{"invalid JSON"}},
+		{"invalid-json-garbage-bytes", f("\x00\xff\xfe{]"), protocol.CodeParseError, "null", []string{"invalid JSON"}},
+		{"json-array-not-object", f(`[1,2,3]`), protocol.CodeInvalidRequest, "null", []string{"not a JSON-RPC 2.0 message"}},
+		{"json-string-not-object", f(`"hello"`), protocol.CodeInvalidRequest, "null", []string{"not a JSON-RPC 2.0 message"}},
+		{"batch-request", f(`[{"jsonrpc":"2.0","id":8,"method":"command","params":{"name":"skills-list"}}]`), protocol.CodeInvalidRequest, "null", []string{"not a JSON-RPC 2.0 message"}},
+		{"deeply-nested-json", f(`{"jsonrpc":"2.0","id":9,"method":"command","params":` + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + `}`), protocol.CodeParseError, "null", []string{"invalid JSON"}},
+		{"id-is-an-object", f(`{"jsonrpc":"2.0","id":{"a":1},"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `{"a":1}`, []string{"not a JSON-RPC 2.0 message"}},
+		{"unknown-method", f(`{"jsonrpc":"2.0","id":10,"method":"skills/delete","params":{}}`), protocol.CodeMethodNotFound, "10", []string{`"skills/delete"`}},
+		{"wrong-param-type-string-field", f(`{"jsonrpc":"2.0","id":11,"method":"skill/load","params":{"name":5}}`), protocol.CodeInvalidParams, "11", []string{"skill/load", "name", "string", "number"}},
+		{"wrong-param-type-array-params", f(`{"jsonrpc":"2.0","id":12,"method":"skill/load","params":["go-tests"]}`), protocol.CodeInvalidParams, "12", []string{"skill/load", "params"}},
+		{"wrong-param-type-nested", f(`{"jsonrpc":"2.0","id":13,"method":"before_request","params":{"loads":[{"id":"x","skill":"go-tests","kind":"tool","size":"big"}]}}`), protocol.CodeInvalidParams, "13", []string{"before_request", "size", "int64"}},
+		{"wrong-param-type-bool-for-string", f(`{"jsonrpc":"2.0","id":14,"method":"command","params":{"name":true}}`), protocol.CodeInvalidParams, "14", []string{"command", "name"}},
+		{"params-missing", f(`{"jsonrpc":"2.0","id":15,"method":"user_prompt"}`), protocol.CodeInvalidParams, "15", []string{"user_prompt", "params", "missing"}},
+		{"required-field-missing", f(`{"jsonrpc":"2.0","id":16,"method":"tool_call","params":{"input":{}}}`), protocol.CodeInvalidParams, "16", []string{"tool_call", "toolName", "missing"}},
+		{"bad-enum-value", f(`{"jsonrpc":"2.0","id":17,"method":"before_request","params":{"loads":[{"id":"x","skill":"go-tests","kind":"telepathy"}]}}`), protocol.CodeInvalidParams, "17", []string{"loads[0].kind", "telepathy"}},
+		{"bad-load-missing-id", f(`{"jsonrpc":"2.0","id":18,"method":"before_request","params":{"loads":[{"skill":"go-tests","kind":"tool"}]}}`), protocol.CodeInvalidParams, "18", []string{"loads[0].id"}},
+		{"unknown-command", f(`{"jsonrpc":"2.0","id":19,"method":"command","params":{"name":"skills-rm","args":"*"}}`), protocol.CodeInvalidParams, "19", []string{"unknown command", "skills-rm", "skills-list"}},
+		{"pin-unknown-skill", f(`{"jsonrpc":"2.0","id":20,"method":"command","params":{"name":"skills-pin","args":"../../etc"}}`), protocol.CodeInvalidParams, "20", []string{"unknown skill", "../../etc"}},
+		{"model-changed-without-model", f(`{"jsonrpc":"2.0","id":21,"method":"model/changed","params":{}}`), protocol.CodeInvalidParams, "21", []string{"model.provider"}},
+		{"huge-number", f(`{"jsonrpc":"2.0","id":22,"method":"before_request","params":{"loads":[],"sincePreviousMs":1e400}}`), protocol.CodeInvalidParams, "22", []string{"before_request"}},
+		{"unknown-notification", f(`{"jsonrpc":"2.0","method":"skills/explode","params":{"now":true}}`), 0, "", nil},
+		{"stray-blank-lines", []byte("\r\n\r\n\n\n"), 0, "", nil},
+	}
+}
+
+// TestHostileRPCBadMessages: each bad message gets a JSON-RPC error that
+// says what is wrong (naming the method and the field), the server goes
+// on serving, and the engine's state is what it was.
+func TestHostileRPCBadMessages(t *testing.T) {
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	s.initialize(newPack(t))
+	before := s.decide()
+	for _, tc := range rpcCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			s.sendRaw(tc.raw)
+			// A valid call follows; its answer must come after the error's.
+			id, body := s.request(protocol.MethodCommand, protocol.CommandParams{Name: "skills-list"})
+			s.send(body)
+			first := s.nextResponse()
+			if tc.code == 0 {
+				if string(first.ID) != fmt.Sprint(id) {
+					t.Fatalf("a notification was answered: %+v", first)
+				}
+			} else {
+				if string(first.ID) != tc.id {
+					t.Errorf("error response id %s, want %s", first.ID, tc.id)
+				}
+				wantErr(t, first, tc.code, tc.words...)
+				first = s.waitID(id)
+			}
+			var r protocol.CommandResult
+			s.ok(first, &r)
+			if r.Text != before {
+				t.Errorf("state changed:\n%s\nwant\n%s", r.Text, before)
+			}
+		})
+	}
+}
+
+// TestHostileRPCSessionRestoreGarbage: records that are not decisions are
+// reported one by one.
+func TestHostileRPCSessionRestoreGarbage(t *testing.T) {
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	s.initialize(newPack(t))
+	var r protocol.SessionRestoreResult
+	s.ok(s.call(protocol.MethodSessionRestore, map[string]any{"records": []any{"garbage", 5, nil, map[string]any{"action": 7}, []int{1}}}), &r)
+	if r.Restored != 0 || len(r.Problems) != 5 {
+		t.Fatalf("restored %d, problems %+v", r.Restored, r.Problems)
+	}
+	seen := map[int]bool{}
+	for _, p := range r.Problems {
+		if p.Message == "" || !strings.Contains(p.Message, "record") {
+			t.Errorf("problem %+v does not say which record", p)
+		}
+		seen[p.Index] = true
+	}
+	if len(seen) != 5 {
+		t.Errorf("problems name records %v, want 0 to 4", seen)
+	}
+	wantErr(t, s.call(protocol.MethodSessionRestore, map[string]any{"records": "all"}), protocol.CodeInvalidParams, "records")
+}
+
+// TestHostileRPCHugeMessage: a 100 MiB message is refused by its declared
+// length and skipped without being kept in memory; the next call works.
+func TestHostileRPCHugeMessage(t *testing.T) {
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	s.initialize(newPack(t))
+	before := s.decide()
+	const size = 100 * mib
+	var resp rpcMsg
+	grew := allocDuring(func() {
+		s.sendRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", size)))
+		chunk := bytes.Repeat([]byte("x"), mib)
+		for i := 0; i < size/mib; i++ {
+			s.sendRaw(chunk)
+		}
+		resp = s.nextResponse()
+	})
+	wantErr(t, resp, protocol.CodeInvalidRequest, fmt.Sprint(size), "exceeds the limit")
+	if grew > 16*mib {
+		t.Errorf("skipping a 100 MiB message allocated %d MiB: it was buffered", grew/mib)
+	}
+	t.Logf("100 MiB message: %.1f MiB allocated while it was skipped", float64(grew)/mib)
+	if after := s.listText(); after != before {
+		t.Errorf("state changed:\n%s\nwant\n%s", after, before)
+	}
+}
+
+// TestHostileSidecarHugeMessage: the same through the real binary, with its
+// peak resident set.
+func TestHostileSidecarHugeMessage(t *testing.T) {
+	sc := startSidecar(t)
+	sc.initialize(newPack(t))
+	before := sc.decide()
+	start := memKB(t, sc.cmd.Process.Pid, "VmHWM")
+	const size = 100 * mib
+	sc.sendRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", size)))
+	chunk := bytes.Repeat([]byte(`{"a":1}`), mib/7)
+	sent := 0
+	for sent+len(chunk) <= size {
+		sc.sendRaw(chunk)
+		sent += len(chunk)
+	}
+	sc.sendRaw(bytes.Repeat([]byte(" "), size-sent))
+	wantErr(t, sc.nextResponse(), protocol.CodeInvalidRequest, "exceeds the limit")
+	if after := sc.listText(); after != before {
+		t.Errorf("state changed:\n%s\nwant\n%s", after, before)
+	}
+	peak := memKB(t, sc.cmd.Process.Pid, "VmHWM")
+	t.Logf("sidecar peak RSS %d KiB before, %d KiB after a 100 MiB message", start, peak)
+	if peak-start > 32*1024 {
+		t.Errorf("peak RSS grew by %d KiB for a skipped message", peak-start)
+	}
+}
+
+// TestHostileSidecarAfterShutdown: after shutdown every call is refused
+// (unknown methods are still unknown), and exit ends the process cleanly.
+func TestHostileSidecarAfterShutdown(t *testing.T) {
+	sc := startSidecar(t)
+	sc.initialize(newPack(t))
+	sc.decide()
+	sc.ok(sc.call(protocol.MethodShutdown, nil), nil)
+	for _, m := range []string{protocol.MethodSkillLoad, protocol.MethodCommand, protocol.MethodShutdown, protocol.MethodInitialize} {
+		wantErr(t, sc.call(m, map[string]any{"name": "go-tests"}), protocol.CodeShutDown, m, "after shutdown")
+	}
+	wantErr(t, sc.call("skills/delete", nil), protocol.CodeMethodNotFound, "skills/delete")
+	sc.send(`{"jsonrpc":"2.0","method":"exit"}`)
+	select {
+	case <-sc.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the sidecar did not exit after exit")
+	}
+	if sc.code != 0 {
+		t.Errorf("exit code %d after shutdown and exit; stderr %s", sc.code, sc.stderr)
+	}
+}
+
+// TestHostileSidecarExitWithoutShutdown: a host that closes the stream
+// without shutdown gets exit status 1 and a line on stderr.
+func TestHostileSidecarExitWithoutShutdown(t *testing.T) {
+	sc := startSidecar(t)
+	sc.initialize(newPack(t))
+	sc.stdin.Close()
+	select {
+	case <-sc.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the sidecar did not exit when its input closed")
+	}
+	if sc.code != 1 || !strings.Contains(sc.stderr.String(), "without shutdown") {
+		t.Errorf("exit code %d, stderr %q", sc.code, sc.stderr)
+	}
+}
+
+// TestHostileSidecarFlood: 10,000 calls written without waiting for any
+// answer are all answered, once each, in order, and the state decided
+// before them survives.
+func TestHostileSidecarFlood(t *testing.T) {
+	sc := startSidecar(t)
+	sc.initialize(newPack(t))
+	before := sc.decide()
+	pid := sc.cmd.Process.Pid
+	rssStart := memKB(t, pid, "VmRSS")
+	const n = 10_000
+	var ids []int
+	var all bytes.Buffer
+	for i := 0; i < n; i++ {
+		var id int
+		var body string
+		switch i % 5 {
+		case 0:
+			id, body = sc.request(protocol.MethodSkillLoad, protocol.SkillLoadParams{Name: "go-tests"})
+		case 1:
+			in, _ := json.Marshal(map[string]string{"path": "/etc/hosts"})
+			id, body = sc.request(protocol.MethodToolCall, protocol.ToolCallParams{ToolName: "read", Input: in})
+		case 2:
+			id, body = sc.request(protocol.MethodCommand, protocol.CommandParams{Name: "skills-explain", Args: "add a flaky test for the orders handler"})
+		case 3:
+			id, body = sc.request("no/such/method", nil)
+		default:
+			id, body = sc.request(protocol.MethodSkillLoad, map[string]any{"name": i})
+		}
+		ids = append(ids, id)
+		all.Write(frame([]byte(body)))
+	}
+	go sc.sendRaw(all.Bytes())
+	for i, id := range ids {
+		m := sc.nextResponse()
+		if string(m.ID) != fmt.Sprint(id) {
+			t.Fatalf("response %d has id %s, want %d", i, m.ID, id)
+		}
+		if (i%5 >= 3) != (m.Error != nil) {
+			t.Fatalf("response %d (kind %d): error %+v", i, i%5, m.Error)
+		}
+	}
+	rssEnd := memKB(t, pid, "VmRSS")
+	t.Logf("flood of %d calls: sidecar RSS %d KiB before, %d KiB after, peak %d KiB", n, rssStart, rssEnd, memKB(t, pid, "VmHWM"))
+	if rssEnd > rssStart+64*1024 {
+		t.Errorf("RSS grew from %d to %d KiB", rssStart, rssEnd)
+	}
+	if after := sc.listText(); after != before {
+		t.Errorf("state changed:\n%s\nwant\n%s", after, before)
+	}
+}
