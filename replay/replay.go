@@ -481,6 +481,26 @@ type reqBuilder struct {
 	tailBodies []bodyPos
 }
 
+// requestInfo is what replay knows of a request about to be sent, for
+// the engine's BeforeRequest (cache-aware archiving). Sizes and offsets
+// are in characters of the rebuilt request, header included.
+type requestInfo struct {
+	Number        int           // 1-based, in the branch
+	Since         time.Duration // since the previous request (0: first or unknown)
+	Cold          bool          // first request, model switch, compaction, or past the cache lifetime
+	ModelChanged  bool
+	Compacted     bool // a compaction since the previous request
+	Total         int
+	ChangedFrom   int // first character that differs from the previous request, when not only appended (0: none)
+	Bodies        []bodyPos
+	CharsPerToken float64
+}
+
+// request converts the info to the engine's form.
+func (ri requestInfo) request() *lifecycle.Request {
+	return &lifecycle.Request{SincePrevious: ri.Since, CacheCold: ri.Cold}
+}
+
 // bodyPos is where a loaded body sits in a request.
 type bodyPos struct {
 	ID           string // load id
@@ -744,27 +764,46 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 		st.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: int64(l.Size), Kind: l.Kind}})
 		last[l.Skill] = l
 	}
+	var prevSegs, prevTail []pricing.Segment
+	prevLen, number, compactions := 0, 0, 0
 	price := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
-		cold := prevModel == "" || provider+"/"+model != prevModel ||
+		key := provider + "/" + model
+		info := requestInfo{Number: number + 1, ModelChanged: prevModel != "" && key != prevModel,
+			Compacted: cb.Compactions != compactions, CharsPerToken: cal.CharsPerToken}
+		info.Cold = prevModel == "" || info.ModelChanged || info.Compacted ||
 			(b.r.opts.TTL > 0 && !prevT.IsZero() && !t.IsZero() && t.Sub(prevT) > b.r.opts.TTL)
-		var since time.Duration
 		if !prevT.IsZero() && !t.IsZero() {
-			since = t.Sub(prevT)
+			info.Since = t.Sub(prevT)
 		}
-		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: &lifecycle.Request{SincePrevious: since, CacheCold: cold}})
+		// The request as it stands before the engine decides: its size,
+		// its bodies, and where it first differs from the previous one.
 		arch := st.Archived()
+		segs, tail := rb.request(cb, arch, inserts, insVersion, e)
+		info.Total = pricing.Length(segs) + pricing.Length(tail)
+		info.Bodies = rb.positions()
+		if prevSegs != nil {
+			if lcp := pricing.CommonPrefixSplit(prevSegs, prevTail, segs, tail); lcp < prevLen-b.trail.Len {
+				info.ChangedFrom = lcp
+			}
+		}
+		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: info.request()})
+		if next := st.Archived(); !sameArch(arch, next) {
+			arch = next
+			segs, tail = rb.request(cb, arch, inserts, insVersion, e)
+		}
 		for id := range arch {
 			if !archivedSeen[id] {
 				archivedSeen[id] = true
 				out.archives++
 			}
 		}
-		segs, tail := rb.request(cb, arch, inserts, insVersion, e)
 		c := meter.Price(pricing.Request{Time: t, Provider: provider, Model: model, Segments: segs, Tail: tail, OutputTokens: outTok})
 		if b.r.opts.Series {
 			*series = append(*series, Point{Branch: branchIdx, Tokens: c.PromptTokens, Time: t})
 		}
-		prevT, prevModel = t, provider+"/"+model
+		prevT, prevModel = t, key
+		prevSegs, prevTail, prevLen = segs, tail, c.PromptChars
+		number, compactions = info.Number, cb.Compactions
 	}
 
 	cb := session.NewContextBuilder(b.br)
