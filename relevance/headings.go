@@ -86,6 +86,12 @@ var paddedInfixes = func() []string {
 // may be nil or shorter than headings; a missing level counts as 1.
 func IndexedHeadings(headings []string, levels []int) []string {
 	out := make([]string, 0, len(headings))
+	forIndexedHeadings(headings, levels, func(h string) { out = append(out, h) })
+	return out
+}
+
+// forIndexedHeadings calls fn for each heading IndexedHeadings keeps.
+func forIndexedHeadings(headings []string, levels []int, fn func(string)) {
 	skipBelow := 0 // while > 0, skip headings deeper than this level
 	for i, h := range headings {
 		lvl := 1
@@ -102,9 +108,8 @@ func IndexedHeadings(headings []string, levels []int) []string {
 			skipBelow = lvl
 			continue
 		}
-		out = append(out, h)
+		fn(h)
 	}
-	return out
 }
 
 // negativeSentenceStarts open a sentence of a description that says when
@@ -122,18 +127,26 @@ var negativeSentenceStarts = []string{
 // at a blank line.
 func IndexedDescription(description string) string {
 	var b strings.Builder
+	forSentences(description, func(s string, negative bool) {
+		if negative {
+			b.WriteString("\n\n") // keep pairs from spanning the gap
+			return
+		}
+		b.WriteString(s)
+	})
+	return b.String()
+}
+
+// forSentences calls fn for each sentence of description, in order, with
+// whether it is negative. The sentences put end to end give description.
+func forSentences(description string, fn func(s string, negative bool)) {
 	rest := description
 	for rest != "" {
 		end := sentenceEnd(rest)
 		s := rest[:end]
 		rest = rest[end:]
-		if NegativeSentence(s) {
-			b.WriteString("\n\n") // keep pairs from spanning the gap
-			continue
-		}
-		b.WriteString(s)
+		fn(s, NegativeSentence(s))
 	}
-	return b.String()
 }
 
 // sentenceEnd returns the byte length of the first sentence of s.

@@ -129,7 +129,11 @@ func NewIndex(docs []Doc, p Params) *Index {
 		term int32
 		posting
 	}
-	flat := make([]flatPosting, 0, 64*len(docs))
+	// Chunks, so that growing never copies.
+	const chunkLen = 1 << 15
+	var chunks [][]flatPosting
+	var flat []flatPosting
+	nflat := 0
 	newTerm := func(t string) int32 {
 		id := int32(len(ix.terms))
 		ix.terms = append(ix.terms, t)
@@ -194,16 +198,30 @@ func NewIndex(docs []Doc, p Params) *Index {
 			if p.IndexNegativeSentences {
 				analyze(doc.Description, p.DescriptionWeight)
 			} else {
-				analyze(IndexedDescription(doc.Description), p.DescriptionWeight)
+				// Sentence by sentence: each ends with a phrase break, so
+				// no pair spans two sentences either way.
+				forSentences(doc.Description, func(s string, negative bool) {
+					if !negative {
+						analyze(s, p.DescriptionWeight)
+					}
+				})
 			}
 		}
 		if p.HeadingWeight > 0 {
-			for _, h := range IndexedHeadings(doc.Headings, doc.Levels) {
-				analyze(h, p.HeadingWeight)
-			}
+			forIndexedHeadings(doc.Headings, doc.Levels, func(h string) { analyze(h, p.HeadingWeight) })
 		}
 		for _, id := range touched {
+			if len(flat) == cap(flat) {
+				size := chunkLen
+				if len(chunks) == 0 {
+					size = min(chunkLen, max(256, 64*len(docs)))
+				}
+				flat = make([]flatPosting, 0, size)
+				chunks = append(chunks, nil)
+			}
 			flat = append(flat, flatPosting{term: id, posting: posting{doc: int32(d), w: acc[id]}})
+			chunks[len(chunks)-1] = flat
+			nflat++
 			acc[id] = 0
 		}
 		lengths[d] = docLen
@@ -226,18 +244,23 @@ func NewIndex(docs []Doc, p Params) *Index {
 		ix.nameRank[d] = int32(r)
 	}
 	start := make([]int32, len(ix.terms)+1)
-	for _, f := range flat {
-		start[f.term+1]++
+	for _, c := range chunks {
+		for _, f := range c {
+			start[f.term+1]++
+		}
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	all := make([]posting, len(flat))
+	all := make([]posting, nflat)
 	next := slices.Clone(start[:len(ix.terms)])
-	for _, f := range flat {
-		all[next[f.term]] = f.posting
-		next[f.term]++
+	for _, c := range chunks {
+		for _, f := range c {
+			all[next[f.term]] = f.posting
+			next[f.term]++
+		}
 	}
+	chunks, flat = nil, nil
 	n := float64(len(docs))
 	ix.postings = make([][]posting, len(ix.terms))
 	ix.idf = make([]float64, len(ix.terms))
