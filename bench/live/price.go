@@ -1,0 +1,181 @@
+//go:build e2e
+
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/tests/e2e"
+)
+
+// CacheTTL is the cache lifetime of the second pricing.
+const CacheTTL = 5 * time.Minute
+
+// Figures are one run's measurements. Costs are in USD at the scripted
+// model's prices (input 3, output 15, cache read 0.30 = 0.1×, cache write
+// 3.75 = 1.25× per million tokens), with 4 characters of the usage string a
+// token, as the harness's provider counts.
+type Figures struct {
+	Requests         int      `json:"requests"`
+	CostUSD          float64  `json:"costUSD"`   // no cache lifetime
+	CostUSD5m        float64  `json:"costUSD5m"` // 5-minute cache lifetime
+	PeakChars        int      `json:"peakChars"`
+	PromptChars      int      `json:"promptChars"`
+	CacheReadTokens  int      `json:"cacheReadTokens"`
+	CacheWriteTokens int      `json:"cacheWriteTokens"`
+	OutputTokens     int      `json:"outputTokens"`
+	ColdRequests5m   int      `json:"coldRequests5m"`
+	PrefixBreaks     int      `json:"prefixBreaks"`
+	BrokenChars      int      `json:"brokenPrefixChars"`
+	Breaks           []Break  `json:"breaks,omitempty"`
+	Loads            int      `json:"loads"`   // skill loads, first of each skill
+	Reloads          int      `json:"reloads"` // loads of a skill loaded before
+	Comebacks        int      `json:"comebacks"`
+	ComebackReloads  int      `json:"comebackReloads"` // comebacks that found the body archived
+	Stranded         int      `json:"stranded"`        // comebacks that could not get the body back
+	Problems         []string `json:"problems,omitempty"`
+	// UsageMismatches counts requests whose pricing (no lifetime) differs
+	// from what the provider reported: the two count the same way, so it
+	// must be 0.
+	UsageMismatches int `json:"usageMismatches"`
+}
+
+// Break is a request whose shared prefix with the previous one ended
+// before the previous request's end.
+type Break struct {
+	Request   int      `json:"request"`
+	Turn      int      `json:"turn"`
+	Message   int      `json:"message"` // index of the first message that differs
+	Messages  int      `json:"messages"`
+	LostChars int      `json:"lostChars"`
+	Cause     string   `json:"cause"`
+	Archived  []string `json:"archived,omitempty"` // skills newly replaced by placeholders
+}
+
+// Measure prices a run with replay/pricing, with no cache lifetime and with
+// CacheTTL, finds its prefix breaks and counts the agent's events.
+func Measure(run *Run) Figures {
+	var f Figures
+	f.Requests = len(run.Requests)
+	m0 := pricing.NewMeter(pricing.Options{CharsPerToken: 4})
+	m5 := pricing.NewMeter(pricing.Options{CharsPerToken: 4, TTL: CacheTTL})
+	for i, r := range run.Requests {
+		req := func() pricing.Request {
+			return pricing.Request{Time: r.VTime, Provider: e2e.ProviderName, Model: r.Model,
+				Segments: []pricing.Segment{pricing.TextSegment(r.S)}, OutputTokens: r.Usage.CompletionTokens}
+		}
+		c := m0.Price(req())
+		m5.Price(req())
+		if c.PromptTokens != r.Usage.PromptTokens || c.CacheReadTokens != r.Usage.CachedTokens {
+			f.UsageMismatches++
+		}
+		f.PromptChars += r.Chars
+		f.PeakChars = max(f.PeakChars, r.Chars)
+		if i > 0 && c.Cold == pricing.Warm && c.LostChars > 16 {
+			b := diagnose(run.Requests[i-1].Request, r.Request)
+			b.Request, b.Turn, b.LostChars = r.Index, r.Turn, c.LostChars
+			f.Breaks = append(f.Breaks, b)
+		}
+	}
+	f.CostUSD, f.CostUSD5m = m0.Totals.Total, m5.Totals.Total
+	f.CacheReadTokens, f.CacheWriteTokens, f.OutputTokens = m0.Totals.CacheReadTokens, m0.Totals.CacheWriteTokens, m0.Totals.OutputTokens
+	f.PrefixBreaks, f.BrokenChars = m0.Totals.PrefixBreaks, m0.Totals.BrokenPrefixChars
+	f.ColdRequests5m = m5.Totals.ColdRequests
+	for _, e := range run.Events {
+		switch e.Kind {
+		case "load":
+			f.Loads++
+		case "reload":
+			f.Reloads++
+		case "comeback-kept":
+			f.Comebacks++
+		case "comeback-reload":
+			f.Comebacks++
+			f.ComebackReloads++
+		case "stranded":
+			f.Stranded++
+			f.Problems = append(f.Problems, fmt.Sprintf("turn %d request %d: %s stranded: %s", e.Turn, e.Request, e.Skill, e.Detail))
+		case "problem":
+			f.Problems = append(f.Problems, fmt.Sprintf("turn %d request %d: %s %s", e.Turn, e.Request, e.Skill, e.Detail))
+		}
+	}
+	return f
+}
+
+// diagnose names what changed between two consecutive requests.
+func diagnose(prev, cur *e2e.Request) Break {
+	b := Break{Messages: len(prev.Messages)}
+	if !sameRaw(prev.Tools, cur.Tools) {
+		b.Cause = "tool list changed"
+		return b
+	}
+	j := 0
+	for j < len(prev.Messages) && j < len(cur.Messages) && sameMessage(prev.Messages[j], cur.Messages[j]) {
+		j++
+	}
+	b.Message = j
+	if j == 0 {
+		b.Cause = "system prompt changed"
+		return b
+	}
+	seen := map[string]bool{}
+	for k := j; k < len(prev.Messages) && k < len(cur.Messages); k++ {
+		was := placeholders(prev.Messages[k].Text())
+		for _, s := range placeholders(cur.Messages[k].Text()) {
+			if !contains(was, s) && !seen[s] {
+				seen[s] = true
+				b.Archived = append(b.Archived, s)
+			}
+		}
+	}
+	sort.Strings(b.Archived)
+	if len(b.Archived) > 0 {
+		b.Cause = fmt.Sprintf("archived %s at message %d of %d", strings.Join(b.Archived, ", "), j, len(prev.Messages))
+	} else if j < len(prev.Messages) {
+		b.Cause = fmt.Sprintf("message %d of %d (%s) changed", j, len(prev.Messages), prev.Messages[j].Role)
+	} else {
+		b.Cause = "previous request's end changed"
+	}
+	return b
+}
+
+func placeholders(text string) []string {
+	var out []string
+	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sameRaw(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameMessage(a, b e2e.Message) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}

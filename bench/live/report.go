@@ -1,0 +1,291 @@
+//go:build e2e
+
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+)
+
+// Targets of issue 9 for the bridge's defaults, relative to no extension.
+const (
+	TargetCost5m = 85.0 // % with a 5-minute cache lifetime
+	TargetCost   = 95.0 // % without a cache lifetime
+	TargetPeak   = 70.0 // % of the peak request size
+	TargetReplay = 3.0  // % replay-vs-live gap
+)
+
+// Row is one scenario in one mode (Scenario "all" sums the scenarios).
+type Row struct {
+	Scenario  string       `json:"scenario"`
+	Mode      string       `json:"mode"`
+	Figures                // summed over scenarios in the "all" rows
+	CostPct   float64      `json:"costPct"`   // of the same scenario without extension
+	CostPct5m float64      `json:"costPct5m"` // idem, 5-minute cache lifetime
+	PeakPct   float64      `json:"peakPct"`   // of the peak request size without extension
+	Replay    *ReplayCheck `json:"replay,omitempty"`
+}
+
+// ReplayCheck compares what `skill-lifecycle replay` predicts from the
+// no-extension session with the live run of the same mode.
+type ReplayCheck struct {
+	Strategy   string  `json:"strategy"`
+	PredUSD    float64 `json:"predictedUSD"`
+	PredUSD5m  float64 `json:"predictedUSD5m"`
+	PredPct    float64 `json:"predictedPct"`   // of replay's keep-all
+	PredPct5m  float64 `json:"predictedPct5m"` // idem
+	GapPct     float64 `json:"gapPct"`         // predicted cost / live cost - 1, in %
+	GapPct5m   float64 `json:"gapPct5m"`
+	KeepAllGap float64 `json:"keepAllGapPct"` // replay keep-all / live no-extension cost - 1, in %
+	Err        string  `json:"error,omitempty"`
+}
+
+// Report is the benchmark's outcome.
+type Report struct {
+	Scenarios []ScenarioInfo `json:"scenarios"`
+	Modes     []Mode         `json:"modes"`
+	Rows      []Row          `json:"rows"`
+	Totals    []Row          `json:"totals"`
+	Pricing   string         `json:"pricing"`
+}
+
+// ScenarioInfo describes a scenario.
+type ScenarioInfo struct {
+	Name  string `json:"name"`
+	About string `json:"about"`
+	Turns int    `json:"turns"`
+}
+
+// BuildReport measures the runs (runs[scenario][mode]) in the order of
+// scenarios and modes; the first mode is the baseline.
+func BuildReport(scenarios []Scenario, modes []Mode, runs map[string]map[string]*Run) *Report {
+	rep := &Report{Modes: modes, Pricing: "replay/pricing on each request's usage string (tools + messages, compact JSON, code points), 4 characters a token; longest prefix shared with the previous request read at 0.1x input, the rest written at 1.25x, output at 5x input (3/15 USD per million); cache lifetime none, and 5 minutes on the virtual timeline"}
+	total := map[string]*Row{}
+	for _, sc := range scenarios {
+		rep.Scenarios = append(rep.Scenarios, ScenarioInfo{sc.Name, sc.About, len(sc.Turns)})
+		base := Measure(runs[sc.Name][modes[0].Name])
+		for _, m := range modes {
+			run := runs[sc.Name][m.Name]
+			if run == nil {
+				continue
+			}
+			f := base
+			if m.Name != modes[0].Name {
+				f = Measure(run)
+			}
+			r := Row{Scenario: sc.Name, Mode: m.Name, Figures: f,
+				CostPct: pct(f.CostUSD, base.CostUSD), CostPct5m: pct(f.CostUSD5m, base.CostUSD5m), PeakPct: pct(float64(f.PeakChars), float64(base.PeakChars))}
+			rep.Rows = append(rep.Rows, r)
+			t := total[m.Name]
+			if t == nil {
+				t = &Row{Scenario: "all", Mode: m.Name}
+				total[m.Name] = t
+			}
+			addFigures(&t.Figures, f)
+		}
+	}
+	b := total[modes[0].Name]
+	for _, m := range modes {
+		if t := total[m.Name]; t != nil && b != nil {
+			t.CostPct, t.CostPct5m = pct(t.CostUSD, b.CostUSD), pct(t.CostUSD5m, b.CostUSD5m)
+			t.PeakPct = pct(float64(t.PeakChars), float64(b.PeakChars))
+			t.Breaks = nil
+			rep.Totals = append(rep.Totals, *t)
+		}
+	}
+	return rep
+}
+
+// addFigures sums f into t; PeakChars sums each scenario's peak.
+func addFigures(t *Figures, f Figures) {
+	t.Requests += f.Requests
+	t.CostUSD += f.CostUSD
+	t.CostUSD5m += f.CostUSD5m
+	t.PeakChars += f.PeakChars
+	t.PromptChars += f.PromptChars
+	t.CacheReadTokens += f.CacheReadTokens
+	t.CacheWriteTokens += f.CacheWriteTokens
+	t.OutputTokens += f.OutputTokens
+	t.ColdRequests5m += f.ColdRequests5m
+	t.PrefixBreaks += f.PrefixBreaks
+	t.BrokenChars += f.BrokenChars
+	t.Loads += f.Loads
+	t.Reloads += f.Reloads
+	t.Comebacks += f.Comebacks
+	t.ComebackReloads += f.ComebackReloads
+	t.Stranded += f.Stranded
+	t.UsageMismatches += f.UsageMismatches
+	t.Problems = append(t.Problems, f.Problems...)
+}
+
+func pct(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * a / b
+}
+
+// replayStrategies runs `skill-lifecycle replay --json` on a session with
+// the given cache lifetime and returns cost per strategy name.
+func replayStrategies(bin, packDir, session, ttl string, configs map[string]string) (map[string]float64, error) {
+	dir, err := os.MkdirTemp("", "live-bench-replay-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	args := []string{"replay", "--json", "--skills", packDir, "--cache-ttl", ttl}
+	for name, cfg := range configs {
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, "--config", name+"="+p)
+	}
+	args = append(args, session)
+	var out, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("skill-lifecycle %s: %v\n%s", strings.Join(args, " "), err, clip(stderr.String(), 2000))
+	}
+	var rep struct {
+		Strategies []struct {
+			Name    string  `json:"name"`
+			CostUSD float64 `json:"costUSD"`
+		} `json:"strategies"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		return nil, fmt.Errorf("replay --json: %v", err)
+	}
+	costs := map[string]float64{}
+	for _, s := range rep.Strategies {
+		costs[s.Name] = s.CostUSD
+	}
+	return costs, nil
+}
+
+// AddReplay fills each bridge row's replay check from the scenario's
+// no-extension session.
+func (rep *Report) AddReplay(bin, packDir string, runs map[string]map[string]*Run) {
+	configs := map[string]string{}
+	for _, m := range rep.Modes[1:] {
+		if m.Config != "" {
+			configs[m.Name] = m.Config
+		}
+	}
+	byScenario := map[string][2]map[string]float64{}
+	errs := map[string]string{}
+	for _, sc := range rep.Scenarios {
+		base := runs[sc.Name][rep.Modes[0].Name]
+		c0, err0 := replayStrategies(bin, packDir, base.SessionFile, "0", configs)
+		c5, err5 := replayStrategies(bin, packDir, base.SessionFile, "5m", configs)
+		if err0 != nil || err5 != nil {
+			errs[sc.Name] = fmt.Sprint(firstErr(err0, err5))
+			continue
+		}
+		byScenario[sc.Name] = [2]map[string]float64{c0, c5}
+	}
+	baseRow := map[string]Row{}
+	for _, r := range rep.Rows {
+		if r.Mode == rep.Modes[0].Name {
+			baseRow[r.Scenario] = r
+		}
+	}
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Mode == rep.Modes[0].Name {
+			continue
+		}
+		chk := &ReplayCheck{Strategy: r.Mode}
+		r.Replay = chk
+		if e, ok := errs[r.Scenario]; ok {
+			chk.Err = e
+			continue
+		}
+		c := byScenario[r.Scenario]
+		p0, ok0 := c[0][r.Mode]
+		p5, ok5 := c[1][r.Mode]
+		if !ok0 || !ok5 {
+			chk.Err = "replay has no strategy " + r.Mode
+			continue
+		}
+		chk.PredUSD, chk.PredUSD5m = p0, p5
+		chk.PredPct, chk.PredPct5m = pct(p0, c[0]["keep-all"]), pct(p5, c[1]["keep-all"])
+		chk.GapPct, chk.GapPct5m = pct(p0, r.CostUSD)-100, pct(p5, r.CostUSD5m)-100
+		chk.KeepAllGap = pct(c[0]["keep-all"], baseRow[r.Scenario].CostUSD) - 100
+	}
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// Table renders the report as text.
+func (rep *Report) Table() string {
+	var b bytes.Buffer
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "scenario\tmode\treq\tcost %\tcost % 5m\tpeak %\tbreaks\tlost chars\tloads\treloads\tcomebacks (reloaded)\tstranded\treplay %\treplay gap\treplay gap 5m\t")
+	row := func(r Row) {
+		rp, g0, g5 := "", "", ""
+		if c := r.Replay; c != nil {
+			if c.Err != "" {
+				rp = "error"
+			} else {
+				rp = fmt.Sprintf("%.1f", c.PredPct)
+				g0 = fmt.Sprintf("%+.1f", c.GapPct)
+				g5 = fmt.Sprintf("%+.1f", c.GapPct5m)
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
+			r.CostPct, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5)
+	}
+	for _, r := range rep.Rows {
+		row(r)
+	}
+	for _, r := range rep.Totals {
+		row(r)
+	}
+	_ = w.Flush()
+	fmt.Fprintf(&b, "\nNo extension: ")
+	for _, r := range rep.Totals {
+		if r.Mode == rep.Modes[0].Name {
+			fmt.Fprintf(&b, "%d requests, %.4f USD (%.4f USD with a 5-minute cache lifetime), peaks summed %d characters.\n", r.Requests, r.CostUSD, r.CostUSD5m, r.PeakChars)
+		}
+	}
+	for _, r := range rep.Totals {
+		if r.Mode == "defaults" {
+			fmt.Fprintf(&b, "Targets for defaults: cost %.1f%% (≤ %.0f%%), 5m %.1f%% (≤ %.0f%%), peak %.1f%% (≤ %.0f%%), stranded %d (0).\n",
+				r.CostPct, TargetCost, r.CostPct5m, TargetCost5m, r.PeakPct, TargetPeak, r.Stranded)
+		}
+	}
+	var problems []string
+	for _, r := range rep.Rows {
+		for _, p := range r.Problems {
+			problems = append(problems, r.Scenario+"/"+r.Mode+": "+p)
+		}
+		if r.Replay != nil && r.Replay.Err != "" {
+			problems = append(problems, r.Scenario+"/"+r.Mode+": replay: "+clip(r.Replay.Err, 300))
+		}
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(&b, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
+	}
+	fmt.Fprintf(&b, "\nPrefix breaks (what broke the cache):\n")
+	for _, r := range rep.Rows {
+		for _, br := range r.Breaks {
+			fmt.Fprintf(&b, "  %s/%s turn %d request %d: %s, %d characters not reused\n", r.Scenario, r.Mode, br.Turn, br.Request, br.Cause, br.LostChars)
+		}
+	}
+	return b.String()
+}
