@@ -21,6 +21,21 @@ type Compaction struct {
 	PerSkillTokens int  `json:"perSkillTokens"`
 }
 
+// ArchiveCompacted is the reason recorded for a body the host's compaction
+// summarised away: it is no longer in the context, whether or not a copy
+// is re-attached.
+const ArchiveCompacted Code = "compacted"
+
+// Dedupe strategies: what the skill tool does when the model asks for a
+// skill whose identical body (same content hash) is visible in the
+// context. DedupeArchiveOlder delivers the body again and archives the
+// older copy (only the latest copy is kept); DedupeAlreadyLoaded answers
+// with a short "already loaded" text and changes nothing in the context.
+const (
+	DedupeArchiveOlder  = "archive-older"
+	DedupeAlreadyLoaded = "already-loaded"
+)
+
 // Defaults of the `compaction` option.
 const (
 	DefaultReattachBudget   = 25000

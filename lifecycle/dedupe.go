@@ -1,0 +1,61 @@
+package lifecycle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
+
+// HashBody is the content hash the engine compares bodies by: SHA-256 of
+// the text, in lower-case hex. The skill tool hashes the body it delivers
+// (trimmed, without frontmatter); a re-attached body is hashed as sent, so
+// a cut copy never matches the whole body.
+func HashBody(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// VisibleCopy returns the copy of skill's body whose content hash is hash
+// when the model can see it whole now: loaded with that hash, not
+// archived (by the rules or by a compaction), and not due for archive (a
+// due body may be replaced at the next request). A body loaded without a
+// hash (a direct read, a /skill:name block) never matches, nor does an
+// empty hash. Of several matching copies the latest is returned.
+func (e *Engine) VisibleCopy(skill, hash string) (Body, bool) {
+	if skill == "" || hash == "" {
+		return Body{}, false
+	}
+	for i := len(e.bodies) - 1; i >= 0; i-- {
+		b := e.bodies[i]
+		if b.Skill == skill && !b.Archived && b.Due == nil && b.Hash == hash {
+			return cloneBody(b), true
+		}
+	}
+	return Body{}, false
+}
+
+// AlreadyLoadedText is the skill tool's answer when the identical body is
+// already visible: short, and naming the skill and where its body is.
+func AlreadyLoadedText(skill string, b Body) string {
+	where := "earlier in this conversation"
+	if b.Kind == ByReattach {
+		where = "in the skills re-attached after the conversation was compacted"
+	}
+	return fmt.Sprintf("Skill %q is already loaded: its instructions are above, %s, unchanged since. Follow them; no need to load it again.", skill, where)
+}
+
+// AlreadyLoaded answers a skill tool call under the "already loaded"
+// dedupe strategy: when the body the tool would deliver (its hash) is
+// already visible, it returns the short text to answer with and ok; the
+// host then sends that text instead of the body, no earlier message
+// changes, and the engine records nothing (the state is unchanged, so a
+// restore stays exact). When ok is false the body must be delivered and
+// recorded with SkillLoaded as usual, which archives an older copy (a
+// changed file gives another hash).
+func (e *Engine) AlreadyLoaded(skill, hash string) (text string, copyOf Body, ok bool) {
+	b, ok := e.VisibleCopy(skill, hash)
+	if !ok {
+		return "", Body{}, false
+	}
+	return AlreadyLoadedText(skill, b), b, true
+}
