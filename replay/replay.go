@@ -485,20 +485,27 @@ type reqBuilder struct {
 // the engine's BeforeRequest (cache-aware archiving). Sizes and offsets
 // are in characters of the rebuilt request, header included.
 type requestInfo struct {
-	Number        int           // 1-based, in the branch
-	Since         time.Duration // since the previous request (0: first or unknown)
-	Cold          bool          // first request, model switch, compaction, or past the cache lifetime
-	ModelChanged  bool
-	Compacted     bool // a compaction since the previous request
-	Total         int
-	ChangedFrom   int // first character that differs from the previous request, when not only appended (0: none)
-	Bodies        []bodyPos
-	CharsPerToken float64
+	Number       int           // 1-based, in the branch
+	Since        time.Duration // since the previous request (0: first or unknown)
+	Cold         bool          // first request, model switch, compaction, or past the cache lifetime
+	ModelChanged bool
+	Compacted    bool // a compaction since the previous request
+	Total        int
+	ChangedFrom  int // first character that differs from the previous request, when not only appended (0: none)
+	Bodies       []bodyPos
 }
 
-// request converts the info to the engine's form.
+// request converts the info to the engine's form (units: characters).
 func (ri requestInfo) request() *lifecycle.Request {
-	return &lifecycle.Request{SincePrevious: ri.Since, CacheCold: ri.Cold}
+	r := &lifecycle.Request{SincePrevious: ri.Since, CacheCold: ri.Cold, ModelChanged: ri.ModelChanged,
+		Number: ri.Number, Total: int64(ri.Total), ChangedFrom: int64(ri.ChangedFrom), CharsPerUnit: 1}
+	if len(ri.Bodies) > 0 {
+		r.Bodies = make([]lifecycle.BodyPosition, len(ri.Bodies))
+		for i, b := range ri.Bodies {
+			r.Bodies[i] = lifecycle.BodyPosition{ID: b.ID, Offset: int64(b.Offset), Size: int64(b.Size)}
+		}
+	}
+	return r
 }
 
 // bodyPos is where a loaded body sits in a request.
@@ -769,7 +776,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 	price := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
 		key := provider + "/" + model
 		info := requestInfo{Number: number + 1, ModelChanged: prevModel != "" && key != prevModel,
-			Compacted: cb.Compactions != compactions, CharsPerToken: cal.CharsPerToken}
+			Compacted: cb.Compactions != compactions}
 		info.Cold = prevModel == "" || info.ModelChanged || info.Compacted ||
 			(b.r.opts.TTL > 0 && !prevT.IsZero() && !t.IsZero() && t.Sub(prevT) > b.r.opts.TTL)
 		if !prevT.IsZero() && !t.IsZero() {

@@ -405,3 +405,50 @@ func TestBodyPositions(t *testing.T) {
 		t.Errorf("positions (-want +got):\n%s", d)
 	}
 }
+
+// recorder archives nothing and keeps the requests it is told about.
+type recorder struct{ reqs []lifecycle.Request }
+
+func (r *recorder) Observe(ev lifecycle.Event) {
+	if ev.Type == lifecycle.EvRequest {
+		r.reqs = append(r.reqs, *ev.Request)
+	}
+}
+func (r *recorder) Archived() map[string]string { return nil }
+
+func TestRequestEventsForTheEngine(t *testing.T) {
+	rec := &recorder{}
+	spec := StrategySpec{Name: "rec", New: func() Strategy { rec.reqs = nil; return rec }}
+	type row struct {
+		Number             int
+		Cold, ModelChanged bool
+		Total, ChangedFrom int64
+		Bodies             []lifecycle.BodyPosition
+	}
+	rows := func() []row {
+		var out []row
+		for _, r := range rec.reqs {
+			out = append(out, row{r.Number, r.CacheCold, r.ModelChanged, r.Total, r.ChangedFrom, r.Bodies})
+		}
+		return out
+	}
+	run(t, Options{TTL: 5 * time.Minute, Strategies: []StrategySpec{spec}}, "cache.jsonl")
+	body := []lifecycle.BodyPosition{{ID: "c1", Offset: int64(n(sU1, sA1)), Size: int64(n(sR1))}}
+	want := []row{
+		{1, true, false, int64(n(sU1, trail)), 0, nil},
+		{2, false, false, int64(n(sU1, sA1, sR1, trail)), 0, body},
+		{3, true, false, int64(n(sU1, sA1, sR1, sA2, sU2, trail)), 0, body}, // 10 minutes later
+		{4, true, true, int64(n(sU1, sA1, sR1, sA2, sU2, sA3, sU3, trail)), 0, body},
+	}
+	if d := cmp.Diff(want, rows()); d != "" {
+		t.Errorf("cache.jsonl requests (-want +got):\n%s", d)
+	}
+	// After a compaction the request differs from the previous one after
+	// the start of its first message; the cache is known to be cold.
+	run(t, Options{Strategies: []StrategySpec{spec}}, "compaction.jsonl")
+	got := rows()
+	shared := int64(n(`,{"role":"user","content":[{"type":"text","text":"`))
+	if len(got) != 3 || got[2].ChangedFrom != shared || !got[2].Cold || got[1].Cold || got[1].ChangedFrom != 0 {
+		t.Errorf("compaction.jsonl requests: %+v", got)
+	}
+}
