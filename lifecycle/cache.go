@@ -68,7 +68,7 @@ type dueIndex struct {
 // cacheCase builds the timing question for the due bodies of one request.
 func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int) {
 	cfg := e.cfg.CacheAware
-	c := rules.CacheCase{Config: cfg, Total: r.Total, BreakAt: -1, Requests: e.requests}
+	c := rules.CacheCase{Config: cfg, Total: r.Total, Cached: r.Previous, BreakAt: -1, Requests: e.requests}
 	if r.ChangedFrom > 0 {
 		c.BreakAt = r.ChangedFrom
 	}

@@ -13,6 +13,9 @@ func cacheCfg(on bool) rules.Config {
 	c := rules.Default()
 	c.MinKeep = 0
 	c.CacheAware.Enabled = on
+	c.CacheAware.HorizonTurns = 1
+	c.CacheAware.MaxDueShare = 1000 // no context bound, except where a case sets one
+	c.CacheAware.MaxRemainingRequests = 40
 	return c
 }
 
@@ -107,6 +110,10 @@ func TestCacheAwareEngine(t *testing.T) {
 			// 800 − 150 = 650 against 86 × 8 = 688.
 			append(opening, evReq(8, hot, "s", "a")),
 			[]string{"due a", "archive a pays"}, ""},
+		{"cache-aware: maxDueShare bounds the context held by due bodies", true,
+			// a frees 860 of a 2,600 request: 860 > 0.4 × 1,740 = 696.
+			append(opening, evReq(2, hot, "a", "s")),
+			[]string{"due a", "archive a context-bound"}, ""},
 		{"cache-aware: a superseded copy is due and never revived", true,
 			[]Event{evStart(), evLoad("a1", "eda"), evLoad("a2", "eda"), evReq(1, hot, "a1", "a2"), evLoad("s", "ship"), evReq(2, hot, "a1", "a2", "s"), evReq(3, cold, "a1", "a2", "s")},
 			[]string{"due a1", "archive a1 cache-cold"}, ""},
@@ -116,6 +123,9 @@ func TestCacheAwareEngine(t *testing.T) {
 			c := cacheCfg(tc.on)
 			if strings.Contains(tc.name, "horizonRequests") {
 				c.CacheAware.HorizonRequests = 3
+			}
+			if strings.Contains(tc.name, "maxDueShare") {
+				c.CacheAware.MaxDueShare = 0.4
 			}
 			e := New(testCatalog(), c)
 			var got []string

@@ -46,6 +46,7 @@ func randomConfig(r *rand.Rand) rules.Config {
 		c.CacheAware.HorizonTurns = r.Intn(3)
 		c.CacheAware.HorizonRequests = []int{0, 0, 3}[r.Intn(3)]
 		c.CacheAware.MaxRemainingRequests = []int{0, 10, 40}[r.Intn(3)]
+		c.CacheAware.MaxDueShare = []float64{0.05, 0.15, 1000}[r.Intn(3)]
 	}
 	if r.Intn(3) != 0 {
 		c.Models = json.RawMessage(fmt.Sprintf(tiersJSON, []string{"allow-downgrade", "keep", "always"}[r.Intn(3)]))
@@ -122,6 +123,9 @@ func fillRequest(r *rand.Rand, e *Engine, n int) *Request {
 		off += size + int64(r.Intn(3000))
 	}
 	req.Total = off
+	if r.Intn(2) == 0 {
+		req.Previous = off - int64(r.Intn(2000))
+	}
 	if r.Intn(8) == 0 && off > 0 {
 		req.ChangedFrom = 1 + r.Int63n(off)
 	}
@@ -154,7 +158,7 @@ func roundTrip(t *testing.T, recs []Record) []Record {
 func TestRestoreProperty(t *testing.T) {
 	seen := map[string]int{} // decision kinds met, so the test is known to cover them
 	defer func() {
-		for _, k := range []string{"due", "undue", "archive cache-cold", "archive horizon", "archive prefix-broken", "archive not-in-request", "archive pays", "model", "model-state"} {
+		for _, k := range []string{"due", "undue", "archive cache-cold", "archive horizon", "archive prefix-broken", "archive not-in-request", "archive pays", "archive context-bound", "model", "model-state"} {
 			if seen[k] == 0 {
 				t.Errorf("no %s decision in any sequence", k)
 			}

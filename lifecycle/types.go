@@ -164,6 +164,10 @@ type Request struct {
 	Bodies []BodyPosition `json:"bodies,omitempty"`
 	// Total is the size of the whole request.
 	Total int64 `json:"total,omitempty"`
+	// Previous is the size of the previous request: what this one adds
+	// after it is new, written to the cache whatever is archived (0:
+	// unknown, the whole request counts as cached).
+	Previous int64 `json:"previous,omitempty"`
 	// ChangedFrom is the offset of the earliest part of the request that
 	// differs from the previous request, when the host knows of such a
 	// change (0: none known).

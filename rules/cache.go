@@ -38,6 +38,12 @@ type CacheAware struct {
 	// HorizonRequests, when above 0, also archives a due body once it has
 	// been kept for this many requests.
 	HorizonRequests int `json:"horizonRequests"`
+	// MaxDueShare bounds the context that due bodies may hold: when the
+	// bodies kept due would make the request more than this fraction
+	// larger than it would be with them archived, the cheapest batch that
+	// brings it back under the bound is archived. It keeps peak context
+	// close to relevance-only's.
+	MaxDueShare float64 `json:"maxDueShare"`
 	// The number of requests still to come is estimated as the number made
 	// so far in the session, clamped to [MinRemainingRequests,
 	// MaxRemainingRequests].
@@ -52,10 +58,11 @@ func DefaultCacheAware() CacheAware {
 		ReadPrice:            0.1,
 		WritePrice:           1.25,
 		CacheTTLSeconds:      300,
-		HorizonTurns:         1,
+		HorizonTurns:         3,
 		HorizonRequests:      0,
+		MaxDueShare:          0.15,
 		MinRemainingRequests: 2,
-		MaxRemainingRequests: 40,
+		MaxRemainingRequests: 20,
 	}
 }
 
@@ -70,6 +77,7 @@ const (
 	TimeBroken  Code = "prefix-broken"  // the prefix is rewritten from at or before the body anyway
 	TimePays    Code = "pays"           // the savings over the expected requests exceed the rewrite
 	TimeHorizon Code = "horizon"        // kept as long as allowed (horizonTurns, horizonRequests)
+	TimeBound   Code = "context-bound"  // the due bodies would hold more context than maxDueShare allows
 	TimeGone    Code = "not-in-request" // the host did not send the body: nothing to rewrite
 	TimeNow     Code = "relevance-only" // cacheAware is off: archived at once
 	TimeDefer   Code = "deferred"       // kept for now: archiving would not pay yet
@@ -97,6 +105,10 @@ type CacheCase struct {
 	// Total is the size of the whole request as it would be sent with the
 	// bodies archived so far (same unit as the offsets).
 	Total int64
+	// Cached is where the part of the request that the provider may hold
+	// in its cache ends: the size of the previous request (what follows is
+	// new and written anyway). 0: unknown, the whole request counts.
+	Cached int64
 	// Cold says the provider's cache holds nothing of this request; Why
 	// says why, for reasons.
 	Cold    bool
@@ -247,6 +259,9 @@ func PlanArchives(c CacheCase) []Timing {
 		}
 	}
 	upTo := min(brk, c.Total)
+	if c.Cached > 0 {
+		upTo = min(upTo, c.Cached)
+	}
 	// Batch starting at each candidate before the break.
 	cost := make([]float64, len(before))
 	save := make([]float64, len(before))
@@ -261,6 +276,38 @@ func PlanArchives(c CacheCase) []Timing {
 			bestK, bestNet = k, net
 		}
 	}
+	// The context bound: if the bodies left due would still hold more
+	// than MaxDueShare of the rest of the request, the latest batch start
+	// that brings them under it (the cheapest) is taken instead.
+	if bestK != 0 && len(before) > 0 {
+		var archived, left int64
+		for i, cd := range c.Candidates {
+			if out[i].Archive {
+				archived += freed(cd)
+			}
+		}
+		from := len(before)
+		if bestK > 0 {
+			from = bestK
+		}
+		for _, i := range before[:from] {
+			left += freed(c.Candidates[i])
+		}
+		rest := c.Total - archived - left
+		for from > 0 && overBound(left, rest, cfg.MaxDueShare) {
+			from--
+			left -= freed(c.Candidates[before[from]])
+		}
+		if from < len(before) && (bestK < 0 || from < bestK) {
+			for k := from; k < len(before); k++ {
+				i := before[k]
+				cd := c.Candidates[i]
+				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeBound, Cost: cost[from], Save: save[from], Requests: n,
+					Text: fmt.Sprintf("archived now: the bodies due for archive would hold more than maxDueShare %g of the request; rewriting the cache from offset %d costs %s once and saves %s a request", cfg.MaxDueShare, c.Candidates[before[from]].Offset, num(cost[from]), num(save[from]))}
+			}
+			before = before[:from]
+		}
+	}
 	for k, i := range before {
 		cd := c.Candidates[i]
 		if bestK >= 0 && k >= bestK {
@@ -272,6 +319,15 @@ func PlanArchives(c CacheCase) []Timing {
 			Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(save[k]*float64(n)), n, horizonText(cfg))}
 	}
 	return out
+}
+
+// overBound reports whether due bodies freeing left units, in a request
+// of rest units besides them, exceed the share allowed.
+func overBound(left, rest int64, share float64) bool {
+	if left <= 0 {
+		return false
+	}
+	return float64(left) > share*float64(max(rest, 0))
 }
 
 func knownAny(cs []Candidate) bool {
@@ -327,7 +383,7 @@ const (
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, minRemainingRequests, maxRemainingRequests}, got " + describe(raw)}}
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
@@ -370,10 +426,12 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 			num(k, 0, maxCount, true, func(v float64) { c.HorizonRequests = int(v) })
 		case "minRemainingRequests":
 			num(k, 0, maxCount, true, func(v float64) { c.MinRemainingRequests = int(v) })
+		case "maxDueShare":
+			num(k, 0, 1000, false, func(v float64) { c.MaxDueShare = v })
 		case "maxRemainingRequests":
 			num(k, 0, maxCount, true, func(v float64) { c.MaxRemainingRequests = int(v) })
 		default:
-			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, minRemainingRequests, maxRemainingRequests)"
+			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests)"
 			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
 		}
 	}

@@ -13,6 +13,8 @@ import (
 func caseConfig() CacheAware {
 	c := DefaultCacheAware()
 	c.Enabled = true
+	c.MaxDueShare = 1000 // no context bound, except where a case sets one
+	c.MaxRemainingRequests = 40
 	return c
 }
 
@@ -106,46 +108,61 @@ func TestPlanArchives(t *testing.T) {
 		breakAt  int64
 		requests int
 		want     []want
-		text     string // in the first verdict's text
+		text     string  // in the first verdict's text
+		share    float64 // maxDueShare (0: none)
 	}{
 		{"hot, body at the head: 11,525 once against 90 × 10 requests: kept",
 			[]Candidate{cand("a", 0)}, 11000, false, -1, 10,
-			[]want{{false, TimeDefer, 11525, 90}}, "archiving now would cost 11525 (rewriting the cache after offset 0) and save 90 a request, 900 over ~10"},
+			[]want{{false, TimeDefer, 11525, 90}}, "archiving now would cost 11525 (rewriting the cache after offset 0) and save 90 a request, 900 over ~10", 0},
 		{"hot, body at the tail: 25 once against 90 a request: archived",
 			[]Candidate{cand("a", 10000)}, 11000, false, -1, 10,
-			[]want{{true, TimePays, 25, 90}}, "costs 25 once and saves 90 a request"},
+			[]want{{true, TimePays, 25, 90}}, "costs 25 once and saves 90 a request", 0},
 		{"cold: archived at no extra cost, saving the write of the body",
 			[]Candidate{cand("a", 0)}, 11000, true, -1, 10,
-			[]want{{true, TimeCold, 0, 1125}}, "cache is cold"},
+			[]want{{true, TimeCold, 0, 1125}}, "cache is cold", 0},
 		{"few requests so far: the floor of 2 keeps a mid-body",
 			[]Candidate{cand("a", 9800)}, 11000, false, -1, 0,
 			// region 1,200, written 300: 375 − 120 = 255 > 180
-			[]want{{false, TimeDefer, 255, 90}}, "over ~2 expected requests"},
+			[]want{{false, TimeDefer, 255, 90}}, "over ~2 expected requests", 0},
 		{"batching: together they pay more than the tail one alone",
 			// Alone b: region 1,500, cost 1.25×600 − 150 = 600, 8 × 90 = 720: net 120.
 			// From a: region 3,000, written 1,200: 1,500 − 300 = 1,200; 8 × 180 = 1,440: net 240.
 			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 8,
-			[]want{{true, TimePays, 1200, 180}, {true, TimePays, 1200, 180}}, "from offset 8000"},
+			[]want{{true, TimePays, 1200, 180}, {true, TimePays, 1200, 180}}, "from offset 8000", 0},
 		{"batching: with 6 requests neither pays",
 			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 6,
-			[]want{{false, TimeDefer, 1200, 180}, {false, TimeDefer, 600, 90}}, "kept for now"},
+			[]want{{false, TimeDefer, 1200, 180}, {false, TimeDefer, 600, 90}}, "kept for now", 0},
 		{"another change at 5,000: the body after it goes free, the one before is weighed up to it",
 			// a: region [1,000, 5,000), written 3,100: 3,875 − 400 = 3,475.
 			[]Candidate{cand("a", 1000), cand("b", 6000)}, 11000, false, 5000, 10,
-			[]want{{false, TimeDefer, 3475, 90}, {true, TimeBroken, 0, 90}}, "kept for now"},
+			[]want{{false, TimeDefer, 3475, 90}, {true, TimeBroken, 0, 90}}, "kept for now", 0},
 		{"an overdue body breaks the prefix for those after it",
 			[]Candidate{{ID: "a", Offset: 2000, Size: 1000, Placeholder: 100, Known: true, Overdue: true}, cand("b", 0), cand("c", 5000)}, 11000, false, -1, 10,
-			[]want{{true, TimeHorizon, 0, 90}, {false, TimeDefer, 1.25*(2000-900) - 0.1*2000, 90}, {true, TimeBroken, 0, 90}}, "horizon"},
+			[]want{{true, TimeHorizon, 0, 90}, {false, TimeDefer, 1.25*(2000-900) - 0.1*2000, 90}, {true, TimeBroken, 0, 90}}, "horizon", 0},
+		{"context bound: two due bodies hold 1,800 of 9,200 (19.6%) > 15%: the tail one goes, 900 left (9.8%) is within",
+			// From b: region [9,500, 11,000), written 600: 750 − 150 = 600.
+			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 2,
+			[]want{{false, TimeDefer, 1.25*(3000-1800) - 0.1*3000, 180}, {true, TimeBound, 600, 90}}, "kept for now", 0.15},
+		{"context bound: with 5% both go, from the first",
+			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 2,
+			[]want{{true, TimeBound, 1200, 180}, {true, TimeBound, 1200, 180}}, "maxDueShare 0.05", 0.05},
+		{"context bound: 0 allows no due body",
+			[]Candidate{cand("a", 0)}, 11000, false, -1, 2,
+			[]want{{true, TimeBound, 11525, 90}}, "maxDueShare 0", 0.0001},
 		{"positions unknown: waits",
 			[]Candidate{{ID: "a", Size: 1000, Placeholder: 100}}, 0, false, -1, 10,
-			[]want{{false, TimeDefer, 0, 0}}, "no position"},
+			[]want{{false, TimeDefer, 0, 0}}, "no position", 0},
 		{"positions unknown: an overdue one takes the others along",
 			[]Candidate{{ID: "a", Placeholder: 100, Overdue: true}, {ID: "b", Placeholder: 100}}, 0, false, -1, 10,
-			[]want{{true, TimeHorizon, 0, 0}, {true, TimeBroken, 0, 0}}, "horizon"},
+			[]want{{true, TimeHorizon, 0, 0}, {true, TimeBroken, 0, 0}}, "horizon", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := PlanArchives(CacheCase{Config: caseConfig(), Candidates: tc.cands, Total: tc.total, Cold: tc.cold,
+			cfg := caseConfig()
+			if tc.share > 0 {
+				cfg.MaxDueShare = tc.share
+			}
+			got := PlanArchives(CacheCase{Config: cfg, Candidates: tc.cands, Total: tc.total, Cold: tc.cold,
 				ColdWhy: "test", BreakAt: tc.breakAt, Requests: tc.requests})
 			var g []want
 			for _, v := range got {

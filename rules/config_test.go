@@ -23,8 +23,8 @@ func TestDefaultsMatchReference(t *testing.T) {
 		"topicChangeThreshold": 0.7, "trustProjectConfig": true,
 		// Not in the reference: cache-aware archiving (docs/cache-aware.md).
 		"cacheAware": map[string]any{"enabled": false, "readPrice": 0.1, "writePrice": 1.25,
-			"cacheTTLSeconds": 300.0, "horizonTurns": 1.0, "horizonRequests": 0.0,
-			"minRemainingRequests": 2.0, "maxRemainingRequests": 40.0},
+			"cacheTTLSeconds": 300.0, "horizonTurns": 3.0, "horizonRequests": 0.0, "maxDueShare": 0.15,
+			"minRemainingRequests": 2.0, "maxRemainingRequests": 20.0},
 	}
 	b, err := json.Marshal(Default())
 	if err != nil {
