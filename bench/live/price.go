@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -56,6 +57,45 @@ type Break struct {
 	LostChars int      `json:"lostChars"`
 	Cause     string   `json:"cause"`
 	Archived  []string `json:"archived,omitempty"` // skills newly replaced by placeholders
+	// Reasons are the engine's recorded reasons for those archivals (from
+	// the bridge's session entries), e.g. "superseded-mid-run by add-go-test".
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// archiveRecord is one archive decision the bridge recorded in the session.
+type archiveRecord struct {
+	Skill, Why string
+	At         time.Time
+	used       bool
+}
+
+// archiveRecords reads the bridge's archive decisions from a session file,
+// in order; a missing or unreadable file gives none.
+func archiveRecords(session string) []archiveRecord {
+	b, err := os.ReadFile(session)
+	if err != nil {
+		return nil
+	}
+	var out []archiveRecord
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Type, CustomType string
+			Timestamp        time.Time
+			Data             struct {
+				Action, Skill string
+				Reason        struct{ Code, By string }
+			}
+		}
+		if json.Unmarshal(line, &e) != nil || e.Type != "custom" || e.CustomType != "skill-lifecycle" || e.Data.Action != "archive" {
+			continue
+		}
+		why := e.Data.Reason.Code
+		if e.Data.Reason.By != "" {
+			why += " by " + e.Data.Reason.By
+		}
+		out = append(out, archiveRecord{Skill: e.Data.Skill, Why: why, At: e.Timestamp})
+	}
+	return out
 }
 
 // Measure prices a run with replay/pricing, with no cache lifetime and with
@@ -81,6 +121,33 @@ func Measure(run *Run) Figures {
 			b := diagnose(run.Requests[i-1].Request, r.Request)
 			b.Request, b.Turn, b.LostChars = r.Index, r.Turn, c.LostChars
 			f.Breaks = append(f.Breaks, b)
+		}
+	}
+	recs := archiveRecords(run.SessionFile)
+	for i := range f.Breaks {
+		b := &f.Breaks[i]
+		at := run.Requests[0].VTime
+		for _, r := range run.Requests {
+			if r.Index == b.Request {
+				at = r.VTime
+			}
+		}
+		for _, sk := range b.Archived {
+			// The latest unused decision about sk before the request.
+			why, pick := "no record", -1
+			for k, rec := range recs {
+				if rec.Skill == sk && !rec.used && !rec.At.After(at) {
+					pick = k
+				}
+			}
+			if pick >= 0 {
+				recs[pick].used = true
+				why = recs[pick].Why
+			}
+			b.Reasons = append(b.Reasons, sk+": "+why)
+		}
+		if len(b.Reasons) > 0 {
+			b.Cause += " (" + strings.Join(b.Reasons, "; ") + ")"
 		}
 	}
 	f.CostUSD, f.CostUSD5m = m0.Totals.Total, m5.Totals.Total

@@ -37,7 +37,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // Scenarios returns the benchmark's scenarios; the last one is the short
 // scenario run by the CI version.
 func Scenarios() []Scenario {
-	return []Scenario{cancelOrders(), refundIncident(), releaseWeek()}
+	return []Scenario{cancelOrders(), refundIncident(), customerPagination(), releaseWeek()}
 }
 
 // Short returns the scenario of the CI version.
@@ -209,6 +209,70 @@ func refundIncident() Scenario {
 				Need("format-commit-message"),
 				Bash(gitCommit("perf(db): index orders by customer and creation time\n\nGET /customers/{id}/orders scanned 1.9 M rows (781 ms).")),
 				Say("Committed perf(db): index orders by customer and creation time."),
+			}},
+		},
+	}
+}
+
+// customerPagination: an endpoint change with tests, interrupted by a flaky
+// test and a staging report, then back to the API; the agent re-loads
+// design-http-api on purpose in a later turn.
+func customerPagination() Scenario {
+	return Scenario{
+		Name:  "customer-pagination",
+		About: "endpoint change and tests, interrupted by a flaky test and a staging error, back to the API after 9 minutes, a deliberate re-load",
+		Turns: []Turn{
+			{Prompt: "GET /customers/{id}/orders returns every order at once. Add cursor pagination like GET /orders has.", Steps: []Step{
+				Load("triage-web-task"),
+				Load("design-http-api"),
+				Read("internal/api/orders.go"),
+				Read("internal/api/routes.go"),
+				Bash("grep -rn 'cursor\\|next_cursor' internal"),
+				Write("internal/api/customer_orders.go", "package api\n\nimport (\n\t\"net/http\"\n\t\"strconv\"\n)\n\n// CustomerOrdersPage handles GET /customers/{id}/orders?cursor=&limit=:\n// the customer's orders, newest first, limit at a time (default 50, at\n// most 200), with next_cursor set while more remain.\nfunc (h *Handlers) CustomerOrdersPage(w http.ResponseWriter, r *http.Request) {\n\tid, err := strconv.ParseInt(r.PathValue(\"id\"), 10, 64)\n\tif err != nil {\n\t\twriteError(w, http.StatusBadRequest, \"invalid_id\", \"the customer id must be a number\")\n\t\treturn\n\t}\n\tlimit := 50\n\tif v := r.URL.Query().Get(\"limit\"); v != \"\" {\n\t\tn, err := strconv.Atoi(v)\n\t\tif err != nil || n < 1 || n > 200 {\n\t\t\twriteError(w, http.StatusBadRequest, \"invalid_limit\", \"limit is 1 to 200\")\n\t\t\treturn\n\t\t}\n\t\tlimit = n\n\t}\n\tos, next, err := h.db.OrdersByCustomerPage(r.Context(), id, r.URL.Query().Get(\"cursor\"), limit)\n\tif err != nil {\n\t\twriteError(w, http.StatusInternalServerError, \"internal\", \"could not list orders\")\n\t\treturn\n\t}\n\tout := make([]Order, len(os))\n\tfor i, o := range os {\n\t\tout[i] = toOrder(o)\n\t}\n\twriteJSON(w, http.StatusOK, map[string]any{\"orders\": out, \"next_cursor\": next})\n}\n"),
+				Bash("sed -i 's|h.CustomerOrders)|h.CustomerOrdersPage)|' internal/api/routes.go && grep -n customers internal/api/routes.go"),
+				Say("GET /customers/{id}/orders now pages like GET /orders: cursor and limit (1 to 200, default 50), orders newest first and next_cursor while more remain. The store needs OrdersByCustomerPage."),
+			}},
+			{Prompt: "Write the tests for the pagination.", Think: think3m, Steps: []Step{
+				Load("add-go-test"),
+				Read("internal/api/orders_test.go"),
+				Write("internal/api/customer_orders_test.go", "package api\n\nimport (\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"testing\"\n)\n\nfunc TestCustomerOrdersPage(t *testing.T) {\n\th := newTestHandlers(t)\n\th.seedCustomerOrders(t, 512, 120)\n\ttests := []struct {\n\t\tname string\n\t\tpath string\n\t\twant int\n\t}{\n\t\t{\"first page\", \"/customers/512/orders\", http.StatusOK},\n\t\t{\"small page\", \"/customers/512/orders?limit=10\", http.StatusOK},\n\t\t{\"limit too big\", \"/customers/512/orders?limit=500\", http.StatusBadRequest},\n\t\t{\"bad id\", \"/customers/x/orders\", http.StatusBadRequest},\n\t}\n\tfor _, tt := range tests {\n\t\tt.Run(tt.name, func(t *testing.T) {\n\t\t\trec := httptest.NewRecorder()\n\t\t\tRoutes(h.db).ServeHTTP(rec, httptest.NewRequest(\"GET\", tt.path, nil))\n\t\t\tif rec.Code != tt.want {\n\t\t\t\tt.Errorf(\"GET %s = %d, want %d\", tt.path, rec.Code, tt.want)\n\t\t\t}\n\t\t})\n\t}\n}\n"),
+				Bash("grep -n 'func Test' internal/api/*_test.go"),
+				Say("internal/api/customer_orders_test.go checks the first page, a small page, a limit above 200 and a malformed id, table-driven."),
+			}},
+			{Prompt: "TestGetOrder has been flaky on CI since yesterday: sometimes it gets a 500.", Think: think6m, Steps: []Step{
+				Need("add-go-test"),
+				Bash("git log --oneline -3"),
+				Read("internal/api/orders_test.go"),
+				Bash("grep -rn 'newTestHandlers\\|seed' internal"),
+				Say("TestGetOrder shares the seeded database with the new pagination test, which inserts 120 orders in parallel; when both run together, order 1 can be read mid-transaction. Give each test its own schema (or stop running them in parallel) rather than retrying."),
+			}},
+			{Prompt: "Someone reports a 500 on GET /customers/512/orders in staging, request id req-7f3aa4. Same issue?", Think: think40s, Steps: []Step{
+				Load("trace-failing-request"),
+				Bash("grep -n 'req-7f3aa4' ops/staging.log"),
+				Bash("grep -n 'customers/512' ops/staging.log"),
+				Read("internal/store/orders.go"),
+				Say("No: req-7f3aa4 returned 200 after 812 ms; it was slow, not failing. The slowness is the missing index on orders.customer_id, not the flaky test."),
+			}},
+			{Prompt: "Back to the pagination: what should the response contain when there is no next page?", Think: think9m, Steps: []Step{
+				Need("design-http-api"),
+				Read("internal/api/customer_orders.go"),
+				Say("next_cursor is null on the last page (not an empty string, not omitted), as GET /orders does; clients loop until it is null."),
+			}},
+			{Prompt: "Commit the pagination with its tests.", Think: think2m, Steps: []Step{
+				Load("format-commit-message"),
+				Bash("git status --short"),
+				Bash(gitCommit("feat(api): page GET /customers/{id}/orders\n\nLarge customers got thousands of orders in one response.")),
+				Say("Committed feat(api): page GET /customers/{id}/orders with its tests."),
+			}},
+			{Prompt: "Read the API guidelines again and check the error codes of the new handler.", Think: think4m30, Steps: []Step{
+				Load("design-http-api"),
+				Bash("grep -n 'writeError' internal/api/customer_orders.go"),
+				Say("The codes follow the guidelines: 400 invalid_id and invalid_limit for bad input, 500 internal without details; no 404 for an unknown customer, an empty page is correct there."),
+			}},
+			{Prompt: "Commit if anything changed, otherwise we are done.", Think: think90s, Steps: []Step{
+				Need("format-commit-message"),
+				Bash("git status --short"),
+				Say("Nothing changed since the commit; we are done."),
 			}},
 		},
 	}
