@@ -1,0 +1,144 @@
+package protocol
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// Live re-indexing: before each user prompt the sidecar stats the skill
+// files (skills.TakeSnapshot over the folders Pi scans, plus the host's
+// listed files), at most once per watchInterval, and compares them with the
+// snapshot taken at initialize. A change is acted on once the files have
+// been still for watchQuiet: the changed skills are re-read, so the engine
+// ranks with their new descriptions and headings and the skill tool
+// delivers their new text (it reads the file at each load); the listing in
+// the system prompt is left as it is until the host reloads (skills/update)
+// or a new session starts, since changing it mid-session would cost a
+// prompt-cache miss. The user is told once per distinct change.
+const (
+	watchInterval = 2 * time.Second
+	watchQuiet    = 300 * time.Millisecond
+)
+
+// skillWatch is the server's re-index state.
+type skillWatch struct {
+	roots []skills.Root
+	deb   skills.Debounce
+	base  skills.Snapshot // at initialize, or the last skills/update
+	told  string          // the last change reported, "" for none
+}
+
+// watchRoots lists the folders to scan for added skills: the ones Pi scans
+// for cwd and agentDir (project folders only when the project is trusted
+// or the host has no notion of trust).
+func watchRoots(p InitializeParams) []skills.Root {
+	home, _ := os.UserHomeDir()
+	var out []skills.Root
+	for _, r := range skills.Roots(skills.Options{Home: home, AgentDir: p.AgentDir, Cwd: p.Cwd}) {
+		if p.Trusted != nil && !*p.Trusted && p.Cwd != "" && within(filepath.Clean(p.Cwd), r.Path) && r.Source != skills.SourceUser {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func hostPaths(list []HostSkill) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		if s.Path != "" {
+			out = append(out, s.Path)
+		}
+	}
+	return out
+}
+
+// newSkillWatch takes the first snapshot.
+func newSkillWatch(p InitializeParams, list []HostSkill) *skillWatch {
+	w := &skillWatch{roots: watchRoots(p)}
+	w.base = skills.TakeSnapshot(w.roots, hostPaths(list))
+	return w
+}
+
+// rebase starts over from the files as they are now (after a reload).
+func (w *skillWatch) rebase(list []HostSkill) {
+	w.base = skills.TakeSnapshot(w.roots, hostPaths(list))
+	w.told = ""
+}
+
+// check reports the file changes since the base when a check is due (the
+// debounce allows it), the changed files have settled, and the change
+// differs from the last one reported; ok is false otherwise.
+func (w *skillWatch) check(now time.Time, list []HostSkill) (skills.FileChanges, bool) {
+	if !w.deb.Ready(now) {
+		return skills.FileChanges{}, false
+	}
+	snap := skills.TakeSnapshot(w.roots, hostPaths(list))
+	ch := w.base.Diff(snap)
+	if len(snap.Unsettled(now, watchQuiet)) > 0 {
+		// Still being written: look again at the next prompt.
+		w.deb = skills.Debounce{Interval: watchInterval}
+		return skills.FileChanges{}, false
+	}
+	key := strings.Join(ch.Added, "\x00") + "\x01" + strings.Join(ch.Changed, "\x00") + "\x01" + strings.Join(ch.Removed, "\x00")
+	if ch.Empty() && w.told == "" || key == w.told {
+		return skills.FileChanges{}, false
+	}
+	w.told = key
+	return ch, true
+}
+
+// describeChanges names the skills behind changed files: the host's
+// skills by their file, an added file by the name its frontmatter (or
+// folder) gives.
+func describeChanges(ch skills.FileChanges, list []HostSkill) skills.SkillChanges {
+	byPath := map[string]string{}
+	for _, s := range list {
+		byPath[filepath.Clean(s.Path)] = s.Name
+	}
+	name := func(p string) string {
+		if n, ok := byPath[filepath.Clean(p)]; ok {
+			return n
+		}
+		if data, err := skills.ReadFile(p); err == nil {
+			if s, _ := skills.Parse(p, data); s != nil && s.Name != "" {
+				return s.Name
+			}
+		}
+		return p
+	}
+	var out skills.SkillChanges
+	for _, p := range ch.Added {
+		out.Added = append(out.Added, name(p))
+	}
+	for _, p := range ch.Changed {
+		out.Changed = append(out.Changed, name(p))
+	}
+	for _, p := range ch.Removed {
+		out.Removed = append(out.Removed, name(p))
+	}
+	sort.Strings(out.Added)
+	sort.Strings(out.Changed)
+	sort.Strings(out.Removed)
+	return out
+}
+
+// changeMessage is what the user is told about changed skill files.
+func changeMessage(sc skills.SkillChanges) string {
+	if sc.Empty() {
+		return "skill-lifecycle: the skill files are back as they were when the session started."
+	}
+	msg := "skill-lifecycle: skill files changed on disk (" + sc.String() + ")."
+	if len(sc.Changed) > 0 {
+		msg += " Loading a changed skill now delivers its new text."
+	}
+	if len(sc.Added) > 0 || len(sc.Removed) > 0 {
+		msg += " The list of skills the model sees is updated at the next session or after /reload."
+	}
+	return msg
+}
