@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -108,13 +109,16 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 					var a struct {
 						Path     string `json:"path"`
 						FilePath string `json:"file_path"`
+						Offset   any    `json:"offset"`
+						Limit    any    `json:"limit"`
 					}
 					_ = json.Unmarshal([]byte(b.Arguments), &a)
 					fp := a.Path
 					if fp == "" {
 						fp = a.FilePath
 					}
-					if path.Base(fp) == "SKILL.md" {
+					// Only a full read loads the body (as the bridge counts it).
+					if path.Base(fp) == "SKILL.md" && a.Offset == nil && a.Limit == nil {
 						dir := path.Dir(fp)
 						if name := path.Base(dir); p.known(name) {
 							c.LoadOf = name
@@ -151,12 +155,22 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 				body = t[:end+len("</skill>")]
 			}
 			dir := path.Dir(sm[2])
-			info.loads[e] = append(info.loads[e], load{ID: e.ID, Skill: sm[1], Kind: lifecycle.ByCommand,
+			info.loads[e] = append(info.loads[e], load{ID: CommandLoadID(m, e, sm[1]), Skill: sm[1], Kind: lifecycle.ByCommand,
 				Size: utf8.RuneCountInString(body), Folder: dir, Path: sm[2], Body: body})
 			addFolder(sm[1], dir)
 		}
 	}
 	return info
+}
+
+// CommandLoadID is the load id of a /skill:name block, as the bridge
+// names it: "user:<message timestamp>:<skill>" (the entry id stands in for
+// a missing timestamp).
+func CommandLoadID(m *session.Message, e *session.Entry, skill string) string {
+	if m.Timestamp > 0 {
+		return "user:" + strconv.FormatInt(m.Timestamp, 10) + ":" + skill
+	}
+	return "user:" + e.ID + ":" + skill
 }
 
 // promptText is a user message's text as the engine judges it: a

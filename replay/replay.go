@@ -298,6 +298,10 @@ type branch struct {
 	trail     pricing.Segment
 	trailOnly []pricing.Segment
 	loadIDs   map[string]bool // ids of every load on the branch (and added reloads)
+	// hasRecords: the bridge recorded archive decisions on this branch;
+	// the recorded requests carried its placeholders, so calibration
+	// applies them.
+	hasRecords bool
 }
 
 func (r *Runner) newBranch(br []*session.Entry) *branch {
@@ -306,6 +310,12 @@ func (r *Runner) newBranch(br []*session.Entry) *branch {
 	for _, ls := range b.info.loads {
 		for _, l := range ls {
 			b.loadIDs[l.ID] = true
+		}
+	}
+	for _, e := range br {
+		if _, ok := recordOf(e); ok {
+			b.hasRecords = true
+			break
 		}
 	}
 	b.trail = b.segment("]")
@@ -333,7 +343,7 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 	idx := len(r.branches)
 	for i, spec := range r.specs {
 		var out runOut
-		if i == 0 { // keep-all: priced from the calibration pass
+		if i == 0 && !b.hasRecords { // keep-all: priced from the calibration pass
 			out = b.priceKeepAll(rep.Calibration, measured, idx, &r.series[i])
 		} else {
 			out = b.run(spec, rep.Calibration, idx, &r.series[i])
@@ -379,8 +389,12 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string) pricing.Segme
 		case session.RoleToolResult:
 			ph = arch[m.ToolCallID]
 		case session.RoleUser:
-			if e != nil && lm.cm.Kind == session.FromMessage && len(b.info.loads[e]) > 0 {
-				ph = arch[e.ID]
+			if e != nil && lm.cm.Kind == session.FromMessage {
+				for _, l := range b.info.loads[e] {
+					if p, ok := arch[l.ID]; ok {
+						ph = p
+					}
+				}
 			}
 		}
 	}
@@ -416,8 +430,10 @@ func (b *branch) bodyID(lm llmMessage) string {
 			return m.ToolCallID
 		}
 	case session.RoleUser:
-		if lm.cm != nil && lm.cm.Kind == session.FromMessage && b.loadIDs[lm.cm.Entry.ID] {
-			return lm.cm.Entry.ID
+		if lm.cm != nil && lm.cm.Kind == session.FromMessage {
+			if ls := b.info.loads[lm.cm.Entry]; len(ls) > 0 {
+				return ls[0].ID
+			}
 		}
 	}
 	return ""
@@ -618,10 +634,18 @@ func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
 	cb := session.NewContextBuilder(b.br)
 	var prev, prevTail []pricing.Segment
 	rb := b.newBuilder(pricing.Segment{})
+	var rec *Recorded
+	if b.hasRecords {
+		rec = &Recorded{}
+	}
 	for !cb.Done() {
 		e := cb.Peek()
 		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
-			segs, tail := rb.request(cb, nil, nil, 0, e)
+			var arch map[string]string
+			if rec != nil {
+				arch = rec.Archived()
+			}
+			segs, tail := rb.request(cb, arch, nil, 0, e)
 			o := obs{m: pricing.Length(segs) + pricing.Length(tail), first: prev == nil,
 				t: requestTime(e), provider: m.Provider, model: m.Model, out: m}
 			if prev != nil {
@@ -635,6 +659,9 @@ func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
 			prev, prevTail = segs, tail
 		}
 		cb.Step()
+		if rec != nil {
+			rec.ObserveEntry(e)
+		}
 	}
 	cal := Calibration{Method: "default", CharsPerToken: 4}
 	lo, hi := math.MinInt, math.MaxInt
@@ -654,7 +681,21 @@ func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
 	switch {
 	case n == 0:
 	case lo <= hi && hi >= 0:
+		// Every header in [lo, hi] gives the recorded prompt sizes; the
+		// cached figures (floor of header + shared prefix) pick among them.
 		cal.Method, cal.HeaderChars = "exact", max(lo, 0)
+		best := -1
+		for h := max(lo, 0); h <= hi && h < max(lo, 0)+64; h++ {
+			hits := 0
+			for _, o := range all {
+				if o.ok && !o.first && (h+o.p)/4 == o.cached {
+					hits++
+				}
+			}
+			if hits > best {
+				best, cal.HeaderChars = hits, h
+			}
+		}
 	default:
 		cal.Method = "fit"
 		den := float64(n)*sxx - sx*sx
@@ -749,6 +790,7 @@ type runOut struct {
 // run replays the branch under one strategy.
 func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *[]Point) runOut {
 	st := spec.New()
+	eo, _ := st.(EntryObserver)
 	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
 	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
 	var out runOut
@@ -862,6 +904,9 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 			}
 		}
 		cb.Step()
+		if eo != nil {
+			eo.ObserveEntry(e)
+		}
 		if m != nil && m.Role == session.RoleToolResult {
 			for _, l := range b.info.loads[e] {
 				observeLoad(l)

@@ -1,10 +1,12 @@
 package replay
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -287,7 +289,7 @@ func TestDetectLoads(t *testing.T) {
 		}
 		return out
 	}
-	beta := got{"u1", "beta", "command", "/pack/beta", "<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nReferences are relative to /pack/beta.\n\nBETA BODY\n</skill>"}
+	beta := got{"user:1767225601000:beta", "beta", "command", "/pack/beta", "<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nReferences are relative to /pack/beta.\n\nBETA BODY\n</skill>"}
 	gamma := got{"c1", "gamma", "tool", "", "GAMMA BODY"}
 	notes := got{"c2", "notes", "read", "/elsewhere/notes", "NOTES"}
 	// With a pack, only its skills count; without, any SKILL.md does. The
@@ -400,7 +402,7 @@ func TestBodyPositions(t *testing.T) {
 		a1 = `,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"skill","arguments":"{\"name\":\"gamma\"}"}},{"id":"c2","type":"function","function":{"name":"read","arguments":"{\"path\":\"/elsewhere/notes/SKILL.md\"}"}},{"id":"c3","type":"function","function":{"name":"read","arguments":"{\"path\":\"/x/delta/SKILL.md\"}"}}]}`
 		r1 = `,{"role":"tool","content":"GAMMA BODY","tool_call_id":"c1"}`
 	)
-	want := []bodyPos{{"u1", header, n(u1)}, {"c1", header + n(u1, a1), n(r1)}}
+	want := []bodyPos{{"user:1767225601000:beta", header, n(u1)}, {"c1", header + n(u1, a1), n(r1)}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("positions (-want +got):\n%s", d)
 	}
@@ -450,5 +452,58 @@ func TestRequestEventsForTheEngine(t *testing.T) {
 	shared := int64(n(`,{"role":"user","content":[{"type":"text","text":"`))
 	if len(got) != 3 || got[2].ChangedFrom != shared || !got[2].Cold || got[1].Cold || got[1].ChangedFrom != 0 {
 		t.Errorf("compaction.jsonl requests: %+v", got)
+	}
+}
+
+// A session recorded with the bridge on: its requests carried the
+// placeholder from the recorded archive decision on. Calibration applies
+// the records, so the recorded usage is reproduced exactly, and the
+// recorded strategy prices what was sent.
+func TestRecordedDecisions(t *testing.T) {
+	const (
+		header = 401
+		u1     = `,{"role":"user","content":[{"type":"text","text":"load alpha"}]}`
+		a2     = `,{"role":"assistant","content":"done"}`
+		u2     = `,{"role":"user","content":[{"type":"text","text":"other topic"}]}`
+		ph     = `,{"role":"tool","content":"[gone]","tool_call_id":"c1"}`
+	)
+	// Recorded prompt tokens of each request, as the scripted provider
+	// counts them: ceil((header + characters) / 4), cached floor(prefix / 4).
+	p1 := ceil4(header + n(u1, trail))
+	p2 := ceil4(header + n(u1, sA1, sR1, trail))
+	c2 := floor4(header + n(u1))
+	p4 := ceil4(header + n(u1, sA1, ph, a2, u2, trail))
+	c4 := floor4(header + n(u1, sA1, `,{"role":"tool","content":"`)) // the placeholder shares its message's start
+	usage := func(prompt, cached int) string {
+		return fmt.Sprintf(`"usage":{"input":%d,"output":1,"cacheRead":%d,"cacheWrite":0,"totalTokens":0}`, prompt-cached, cached)
+	}
+	lines := []string{
+		`{"type":"session","version":3,"id":"rec","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`,
+		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"load alpha"}],"timestamp":1767225601000}}`,
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"/p/.agents/skills/alpha/SKILL.md"}}],"provider":"fake","model":"a",` + usage(p1, 0) + `,"stopReason":"toolUse","timestamp":1767225602000}}`,
+		`{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"ALPHA BODY"}],"isError":false,"timestamp":1767225603000}}`,
+		`{"type":"message","id":"a2","parentId":"r1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"provider":"fake","model":"a",` + usage(p2, c2) + `,"stopReason":"stop","timestamp":1767225604000}}`,
+		`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"other topic"}],"timestamp":1767225605000}}`,
+		`{"type":"custom","id":"k1","parentId":"u2","timestamp":"2026-01-01T00:00:05.500Z","customType":"skill-lifecycle","data":{"v":1,"action":"archive","id":"c1","skill":"alpha","placeholder":"[gone]"}}`,
+		`{"type":"message","id":"a3","parentId":"k1","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"fin"}],"provider":"fake","model":"a",` + usage(p4, c4) + `,"stopReason":"stop","timestamp":1767225606000}}`,
+	}
+	file := filepath.Join(t.TempDir(), "rec.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(Options{Strategies: []StrategySpec{RecordedSpec()}, Series: true, Prices: testPrices()})
+	if err := r.AddFile(file); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Report()
+	b := rep.Branches[0]
+	if b.Calibration.Method != "exact" || b.Calibration.HeaderChars > header || b.Accuracy.PromptExact != 3 || b.Accuracy.InputExact != 3 {
+		t.Errorf("calibration %+v, accuracy %+v", b.Calibration, b.Accuracy)
+	}
+	if d := cmp.Diff([]int{p1, p2, p4}, tokens(rep, 1)); d != "" {
+		t.Errorf("recorded strategy prompt tokens (-want +got):\n%s", d)
+	}
+	if ka, rc := rep.Strategies[0], rep.Strategies[1]; rc.Archives != 1 || ka.PeakContext <= rc.PeakContext {
+		t.Errorf("keep-all %+v, recorded %+v", ka, rc)
 	}
 }

@@ -1,11 +1,14 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/session"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -98,4 +101,70 @@ func LoadConfigFile(path string) (rules.Config, []string, error) {
 		warns = append(warns, d.String())
 	}
 	return rules.Merge(frag, rules.Fragment{}, rules.Untrusted), warns, nil
+}
+
+// EntryObserver is implemented by strategies that also follow the
+// session's own entries as the branch is walked (Recorded).
+type EntryObserver interface {
+	ObserveEntry(e *session.Entry)
+}
+
+// RecordsType is the customType of the entries the bridge appends for each
+// engine decision.
+const RecordsType = "skill-lifecycle"
+
+// RecordedName is the name of the strategy that applies recorded decisions.
+const RecordedName = "recorded"
+
+// Recorded applies the archive and unarchive decisions the bridge recorded
+// in the session (custom entries of type "skill-lifecycle"), where they
+// were recorded: what the extension actually did when the session ran.
+type Recorded struct {
+	arch map[string]string
+}
+
+// Observe ignores engine events.
+func (r *Recorded) Observe(lifecycle.Event) {}
+
+// ObserveEntry applies a recorded decision.
+func (r *Recorded) ObserveEntry(e *session.Entry) {
+	d, ok := recordOf(e)
+	if !ok {
+		return
+	}
+	switch d.Action {
+	case lifecycle.ActArchive:
+		next := maps.Clone(r.arch)
+		if next == nil {
+			next = map[string]string{}
+		}
+		next[d.ID] = d.Placeholder
+		r.arch = next // a new map: callers compare sets by content
+	case lifecycle.ActUnarchive:
+		if _, ok := r.arch[d.ID]; ok {
+			next := maps.Clone(r.arch)
+			delete(next, d.ID)
+			r.arch = next
+		}
+	}
+}
+
+// Archived is the recorded archived set so far.
+func (r *Recorded) Archived() map[string]string { return r.arch }
+
+// RecordedSpec is the strategy that applies the session's own records.
+func RecordedSpec() StrategySpec {
+	return StrategySpec{Name: RecordedName, New: func() Strategy { return &Recorded{} }}
+}
+
+// recordOf reads a decision recorded by the bridge.
+func recordOf(e *session.Entry) (lifecycle.Decision, bool) {
+	var d lifecycle.Decision
+	if e.Type != session.TypeCustom || e.CustomType != RecordsType || e.Data == "" {
+		return d, false
+	}
+	if json.Unmarshal([]byte(e.Data), &d) != nil || d.ID == "" {
+		return d, false
+	}
+	return d, d.Action == lifecycle.ActArchive || d.Action == lifecycle.ActUnarchive
 }

@@ -267,6 +267,9 @@ func (s *Session) entryFrom(f *fields, typ string, lineNo int) *Entry {
 		if x, ok := f.v.get("content"); ok {
 			e.Content = x.raw
 		}
+		if x, ok := f.v.get("data"); ok {
+			e.Data = x.raw
+		}
 	case TypeModelChange:
 		e.Provider, e.ModelID = f.str("provider"), f.str("modelId")
 	case TypeThinkingLevelChange:

@@ -65,6 +65,7 @@ type Entry struct {
 	// TypeCustomMessage and TypeCustom.
 	CustomType string
 	Content    string // custom_message content: its JSON as written
+	Data       string // custom entry data: its JSON as written
 	Display    bool
 
 	// TypeModelChange.

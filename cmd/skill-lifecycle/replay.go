@@ -50,8 +50,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	htmlFile := fl.String("html", "", "also write a self-contained HTML report with a chart to `FILE`")
 	noDefaults := fl.Bool("no-defaults", false, "do not add the 'defaults' strategy")
+	recorded := fl.Bool("recorded", false, "add the 'recorded' strategy: the archive decisions the bridge recorded in each session, applied where recorded")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--json] [--html FILE] FILES-or-DIRS...")
+		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--json] [--html FILE] FILES-or-DIRS...")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -105,7 +106,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if !*noDefaults {
 		opts.Strategies = append(opts.Strategies, replay.EngineSpec("defaults", cat, rules.Default()))
 	}
-	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults}
+	if *recorded {
+		opts.Strategies = append(opts.Strategies, replay.RecordedSpec())
+	}
+	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults, replay.RecordedName: *recorded}
 	for _, c := range configs {
 		name, file, ok := strings.Cut(c, "=")
 		if !ok || name == "" || file == "" {
