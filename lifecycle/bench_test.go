@@ -148,3 +148,43 @@ func BenchmarkUserPromptEngineOnly(b *testing.B) {
 		e.UserPrompt("please explore the churn data and plot the monthly figures")
 	}
 }
+
+// BenchmarkBeforeRequestCacheAware times the timing decision of one
+// request in a session with 200 loaded bodies, 50 of them due for archive
+// at spread positions, on a hot cache (nothing pays, so every due body is
+// weighed and kept).
+func BenchmarkBeforeRequestCacheAware(b *testing.B) {
+	cfg := rules.Default()
+	cfg.CacheAware.Enabled = true
+	cfg.CacheAware.MaxDueShare = 1000
+	cfg.CacheAware.HorizonTurns = 1000
+	e := New(Catalog{}, cfg)
+	e.RunStart()
+	var req Request
+	off := int64(30000)
+	for i := 0; i < 200; i++ {
+		id := fmt.Sprintf("b%d", i)
+		e.SkillLoaded(Load{ID: id, Skill: fmt.Sprintf("s%d", i%150), Size: 8000, Kind: ByTool})
+		req.Bodies = append(req.Bodies, BodyPosition{ID: id, Offset: off, Size: 8000})
+		off += 8000 + 2000
+	}
+	req.Total = off
+	req.SincePrevious = 5e9
+	due := 0
+	for _, bd := range e.Bodies() {
+		if bd.Due != nil {
+			due++
+		}
+	}
+	if due != 50 {
+		b.Fatalf("%d bodies due, want 50", due)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req.Number = 10
+		if ds := e.BeforeRequest(req); len(ds) != 0 {
+			b.Fatalf("unexpected decisions %v", ds)
+		}
+	}
+}

@@ -223,17 +223,11 @@ func (e *Engine) drop(i int, r rules.Reason) []Decision {
 	return []Decision{{V: RecordVersion, Action: ActDue, ID: b.ID, Skill: b.Skill, Reason: &rr, Run: run, Request: e.requests}}
 }
 
-// revives lists the keep codes that take a due body back: a judgement of
-// relevance, a pin, or archiving switched off. Skipped judgements (short
-// prompt, same topic, no signal) and mere recency leave the mark.
-var revives = map[rules.Code]bool{rules.KeepPinned: true, rules.KeepEntry: true, rules.KeepRelevant: true,
-	rules.KeepRule: true, rules.KeepCaller: true, rules.KeepLoader: true, rules.KeepDisabled: true}
-
 // keepVerdict applies a verdict that body i stays: a due body is no
-// longer due when the verdict is a judgement that keeps it.
+// longer due when the verdict is a judgement that keeps it (rules.Revives).
 func (e *Engine) keepVerdict(i int, r rules.Reason) []Decision {
 	b := &e.bodies[i]
-	if b.Due == nil || !revives[r.Code] {
+	if b.Due == nil || !rules.Revives(r.Code) {
 		return nil
 	}
 	return []Decision{e.undue(i, r)}

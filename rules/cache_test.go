@@ -239,3 +239,29 @@ func TestParseCacheAware(t *testing.T) {
 		t.Errorf("user cacheAware lost: %+v", got)
 	}
 }
+
+// TestDueBodiesAndCaps checks that bodies already due neither take a place
+// among the minKeep most recent nor count against maxKeep, so the rules
+// keep what relevance-only (where they would be archived) keeps.
+func TestDueBodiesAndCaps(t *testing.T) {
+	cfg := Default()
+	cfg.MinKeep, cfg.MaxKeep = 1, 1
+	bodies := []Body{{ID: "1", Skill: "a"}, {ID: "2", Skill: "b"}, {ID: "3", Skill: "c", Due: true}}
+	out := JudgePrompt(PromptCase{Config: cfg, Bodies: bodies, Prompt: "ok"}) // short: not judged
+	got := map[string]Code{}
+	for _, v := range out.Verdicts {
+		got[v.ID] = v.Reason.Code
+	}
+	want := map[string]Code{"1": ArchiveOverMaxKeep, "2": KeepRecent, "3": KeepShort}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("verdicts (-want +got):\n%s", d)
+	}
+	for _, c := range []struct {
+		code Code
+		want bool
+	}{{KeepRelevant, true}, {KeepPinned, true}, {KeepShort, false}, {KeepRecent, false}, {KeepNoSignal, false}, {KeepSameRun, false}} {
+		if Revives(c.code) != c.want {
+			t.Errorf("Revives(%s) = %v, want %v", c.code, !c.want, c.want)
+		}
+	}
+}

@@ -198,14 +198,20 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 	}
 
 	if cfg.MaxKeep > 0 {
+		// A due body that this prompt does not take back is going anyway:
+		// it does not count against the cap.
+		stays := func(i int) bool {
+			v := out.Verdicts[i]
+			return v.Keep && (!c.Bodies[i].Due || Revives(v.Reason.Code))
+		}
 		kept := 0
-		for _, v := range out.Verdicts {
-			if v.Keep {
+		for i := range out.Verdicts {
+			if stays(i) {
 				kept++
 			}
 		}
 		for i := 0; i < len(c.Bodies) && kept > cfg.MaxKeep; i++ {
-			if protected[i] || !out.Verdicts[i].Keep {
+			if protected[i] || !stays(i) {
 				continue
 			}
 			out.Verdicts[i] = Verdict{ID: c.Bodies[i].ID, Skill: c.Bodies[i].Skill, Reason: Reason{Code: ArchiveOverMaxKeep,
@@ -214,6 +220,20 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 		}
 	}
 	return out
+}
+
+// Revives reports whether a keep verdict with code takes back a body that
+// is due for archive (cache-aware archiving): a judgement about the body
+// itself (relevant, a keyword rule, pinned, the entry, caller or loader
+// protection) or archiving switched off. Not judging (a short prompt, the
+// same topic, no signal, the same run, a helper's load) and recency leave
+// it due.
+func Revives(code Code) bool {
+	switch code {
+	case KeepPinned, KeepEntry, KeepRelevant, KeepRule, KeepCaller, KeepLoader, KeepDisabled:
+		return true
+	}
+	return false
 }
 
 // promptSkip returns why the prompt is not judged, or nil.
