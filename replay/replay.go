@@ -48,6 +48,7 @@ type Runner struct {
 	bytes    int64
 	files    int
 	seed     maphash.Seed
+	seq      int // recorded requests so far
 }
 
 // NewRunner prepares a replay.
@@ -74,6 +75,10 @@ func NewRunner(opts Options) *Runner {
 // Point is one request of a chart series.
 type Point struct {
 	Branch int // index in Report.Branches
+	// Seq numbers the recorded requests across the replay (from 0); an
+	// added reload shares the number of the request it precedes, so the
+	// strategies' series line up.
+	Seq    int
 	Tokens int // prompt tokens
 	Time   time.Time
 }
@@ -302,6 +307,7 @@ type branch struct {
 	// the recorded requests carried its placeholders, so calibration
 	// applies them.
 	hasRecords bool
+	seq0       int // recorded requests replayed before this branch
 }
 
 func (r *Runner) newBranch(br []*session.Entry) *branch {
@@ -326,6 +332,7 @@ func (r *Runner) newBranch(br []*session.Entry) *branch {
 func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 	br := s.Branch(leaf)
 	b := r.newBranch(br)
+	b.seq0 = r.seq
 	rep := BranchReport{File: s.Path, Leaf: leaf.ID}
 	for _, e := range br {
 		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
@@ -368,6 +375,7 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 			PeakContext: t.PeakPromptTokens, Reloads: out.reloads, OrphanUses: out.orphans, Archives: out.archives})
 	}
 	r.branches = append(r.branches, rep)
+	r.seq += rep.Requests
 }
 
 func (b *branch) segment(text string) pricing.Segment {
@@ -756,12 +764,12 @@ func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
 // priceKeepAll prices keep-all from the requests calibrate measured.
 func (b *branch) priceKeepAll(cal Calibration, all []observed, branchIdx int, series *[]Point) runOut {
 	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
-	for _, o := range all {
+	for k, o := range all {
 		out := outputTokens(o.out, cal)
 		c := meter.PriceMeasured(pricing.Request{Time: o.t, Provider: o.provider, Model: o.model, OutputTokens: out},
 			cal.HeaderChars+o.m, cal.HeaderChars+o.p)
 		if b.r.opts.Series {
-			*series = append(*series, Point{Branch: branchIdx, Tokens: c.PromptTokens, Time: o.t})
+			*series = append(*series, Point{Branch: branchIdx, Seq: b.seq0 + k, Tokens: c.PromptTokens, Time: o.t})
 		}
 	}
 	return runOut{totals: meter.Totals}
@@ -815,6 +823,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 	}
 	var prevSegs, prevTail []pricing.Segment
 	prevLen, number, compactions := 0, 0, 0
+	recorded := 0 // recorded requests priced so far
 	price := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
 		key := provider + "/" + model
 		info := requestInfo{Number: number + 1, ModelChanged: prevModel != "" && key != prevModel,
@@ -848,7 +857,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 		}
 		c := meter.Price(pricing.Request{Time: t, Provider: provider, Model: model, Segments: segs, Tail: tail, OutputTokens: outTok})
 		if b.r.opts.Series {
-			*series = append(*series, Point{Branch: branchIdx, Tokens: c.PromptTokens, Time: t})
+			*series = append(*series, Point{Branch: branchIdx, Seq: b.seq0 + recorded, Tokens: c.PromptTokens, Time: t})
 		}
 		prevT, prevModel = t, key
 		prevSegs, prevTail, prevLen = segs, tail, c.PromptChars
@@ -901,6 +910,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 					}
 				}
 				price(cb, e, t, m.Provider, m.Model, outputTokens(m, cal))
+				recorded++
 			}
 		}
 		cb.Step()

@@ -267,6 +267,13 @@ func TestArchiveOrphanUseAndReload(t *testing.T) {
 	if d := cmp.Diff(wantTok, tokens(rep, 1)[:4]); d != "" {
 		t.Errorf("scripted prompt tokens (-want +got):\n%s", d)
 	}
+	var seqs []int
+	for _, p := range rep.Series[1] {
+		seqs = append(seqs, p.Seq)
+	}
+	if d := cmp.Diff([]int{0, 1, 2, 2, 3}, seqs); d != "" {
+		t.Errorf("chart positions: the reload shares the number of the request it precedes (-want +got):\n%s", d)
+	}
 	if rep.Strategies[1].PeakContext <= rep.Strategies[0].PeakContext {
 		t.Errorf("the reload should make the peak larger than keep-all's: %d vs %d", rep.Strategies[1].PeakContext, rep.Strategies[0].PeakContext)
 	}

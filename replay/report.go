@@ -101,8 +101,8 @@ func chartSVG(rep *Report) string {
 	const w, h, left, bottom, top, right = 960.0, 360.0, 70.0, 30.0, 10.0, 10.0
 	n, peak := 0, 1
 	for _, s := range rep.Series {
-		n = max(n, len(s))
 		for _, p := range s {
+			n = max(n, p.Seq+1)
 			peak = max(peak, p.Tokens)
 		}
 	}
@@ -124,22 +124,25 @@ func chartSVG(rep *Report) string {
 	fmt.Fprintf(&b, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">request (%d in all)</text>\n", left+pw/2, h-8, n)
 	if len(rep.Series) > 0 {
 		prev := -1
-		for i, p := range rep.Series[0] {
+		for _, p := range rep.Series[0] {
 			if prev >= 0 && p.Branch != prev {
-				fmt.Fprintf(&b, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#bbb\" stroke-dasharray=\"2,3\"/>\n", x(i), top, x(i), top+ph)
+				fmt.Fprintf(&b, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#bbb\" stroke-dasharray=\"2,3\"/>\n", x(p.Seq), top, x(p.Seq), top+ph)
 			}
 			prev = p.Branch
 		}
 	}
+	// Bucket the points by request number (the largest of each bucket),
+	// so that long replays stay readable and reloads line up.
 	step := max(1, (n+maxChartPoints-1)/maxChartPoints)
 	for si, s := range rep.Series {
 		var pts strings.Builder
-		for i := 0; i < len(s); i += step {
+		for i := 0; i < len(s); {
+			bucket := s[i].Seq / step
 			v := 0
-			for j := i; j < min(i+step, len(s)); j++ {
-				v = max(v, s[j].Tokens)
+			for ; i < len(s) && s[i].Seq/step == bucket; i++ {
+				v = max(v, s[i].Tokens)
 			}
-			fmt.Fprintf(&pts, "%.1f,%.1f ", x(i), y(v))
+			fmt.Fprintf(&pts, "%.1f,%.1f ", x(bucket*step), y(v))
 		}
 		name := ""
 		if si < len(rep.Strategies) {
