@@ -22,6 +22,7 @@ var (
 	flagKeep  = flag.String("live.keep", "", "keep sessions and request logs in this folder")
 	flagModes = flag.String("live.modes", "", "comma-separated modes to run (default: all)")
 	flagOnly  = flag.String("live.scenario", "", "run only this scenario")
+	flagFrom  = flag.String("live.from", "", "do not run Pi: rebuild the report from runs kept in this folder by -live.keep")
 )
 
 var (
@@ -109,7 +110,22 @@ func TestLiveBench(t *testing.T) {
 	o := Options{Bin: bin(t), PackDir: pack, OutDir: out}
 	var mu sync.Mutex
 	runs := map[string]map[string]*Run{}
+	if *flagFrom != "" {
+		for _, sc := range scenarios {
+			runs[sc.Name] = map[string]*Run{}
+			for _, m := range modes {
+				run, err := LoadRun(*flagFrom, sc.Name, m.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs[sc.Name][m.Name] = run
+			}
+		}
+	}
 	t.Run("run", func(t *testing.T) {
+		if *flagFrom != "" {
+			return
+		}
 		for _, sc := range scenarios {
 			for _, m := range modes {
 				t.Run(sc.Name+"/"+m.Name, func(t *testing.T) {

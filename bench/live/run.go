@@ -3,6 +3,7 @@
 package live
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -187,5 +188,62 @@ func keep(t testing.TB, outDir, scenario, mode string, env *e2e.Env, run *Run) s
 			t.Fatal(err)
 		}
 	}
+	ev, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, mode+".run.json"), ev, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return sess
+}
+
+// LoadRun reads a run kept by an earlier benchmark (-live.keep) back from
+// dir/scenario/mode.{run.json,requests.jsonl,session.jsonl}.
+func LoadRun(dir, scenario, mode string) (*Run, error) {
+	base := filepath.Join(dir, scenario, mode)
+	b, err := os.ReadFile(base + ".run.json")
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{}
+	if err := json.Unmarshal(b, run); err != nil {
+		return nil, fmt.Errorf("%s.run.json: %v", base, err)
+	}
+	run.SessionFile = base + ".session.jsonl"
+	lines, err := os.ReadFile(base + ".requests.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	for n, line := range bytes.Split(lines, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var l struct {
+			Index int             `json:"index"`
+			Turn  int             `json:"turn"`
+			VTime time.Time       `json:"vtime"`
+			Time  time.Time       `json:"time"`
+			Usage e2e.Usage       `json:"usage"`
+			Body  json.RawMessage `json:"body"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return nil, fmt.Errorf("%s.requests.jsonl line %d: %v", base, n+1, err)
+		}
+		r := &e2e.Request{Index: l.Index, Time: l.Time, Body: l.Body, Usage: l.Usage}
+		var wire struct {
+			Model    string            `json:"model"`
+			Messages []e2e.Message     `json:"messages"`
+			Tools    []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(l.Body, &wire); err != nil {
+			return nil, fmt.Errorf("%s.requests.jsonl line %d: body: %v", base, n+1, err)
+		}
+		r.Model, r.Messages, r.Tools = wire.Model, wire.Messages, wire.Tools
+		if r.S, err = e2e.UsageString(l.Body); err != nil {
+			return nil, fmt.Errorf("%s.requests.jsonl line %d: %v", base, n+1, err)
+		}
+		run.Requests = append(run.Requests, Req{Request: r, Turn: l.Turn, VTime: l.VTime, Chars: len([]rune(r.S))})
+	}
+	return run, nil
 }

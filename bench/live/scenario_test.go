@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skill-lifecycle/skill-lifecycle/tests/e2e"
@@ -26,6 +27,9 @@ func TestScenarios(t *testing.T) {
 		for i, turn := range sc.Turns {
 			if i > 0 && turn.Think > CacheTTL {
 				over5++
+			}
+			if d := turn.Think - CacheTTL; i > 0 && d > -time.Minute && d < time.Minute {
+				t.Errorf("%s turn %d: think time %v is within a minute of the cache lifetime", sc.Name, i+1, turn.Think)
 			}
 			for _, st := range turn.Steps {
 				if st.Skill != "" {

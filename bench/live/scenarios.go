@@ -9,17 +9,19 @@ import (
 
 // Think times between user turns, fixed so that every run of a scenario
 // sees the same timeline (several are over 5 minutes: a 5-minute cache
-// lifetime expires there).
+// lifetime expires there). None is within a minute of 5 minutes: the
+// real seconds Pi takes to start and stop are added to each gap, and must
+// not decide on which side of the lifetime it falls.
 const (
-	think40s  = 40 * time.Second
-	think90s  = 90 * time.Second
-	think2m   = 2 * time.Minute
-	think3m   = 3 * time.Minute
-	think4m30 = 4*time.Minute + 30*time.Second
-	think6m   = 6 * time.Minute
-	think7m   = 7 * time.Minute
-	think9m   = 9 * time.Minute
-	think11m  = 11 * time.Minute
+	think40s = 40 * time.Second
+	think90s = 90 * time.Second
+	think2m  = 2 * time.Minute
+	think3m  = 3 * time.Minute
+	think4m  = 4 * time.Minute
+	think6m  = 6 * time.Minute
+	think7m  = 7 * time.Minute
+	think9m  = 9 * time.Minute
+	think11m = 11 * time.Minute
 )
 
 // gitCommit is a bash command committing everything with msg (paragraphs
@@ -112,7 +114,7 @@ func cancelOrders() Scenario {
 				Bash("head -15 CHANGELOG.md"),
 				Say("CHANGELOG.md has a v1.8.0 section: the cancel endpoint under New and migration 000042 under Operations. It is a minor version: a new endpoint, nothing breaking."),
 			}},
-			{Prompt: "Is the cancel response shape consistent with GET /orders/{id}?", Think: think4m30, Steps: []Step{
+			{Prompt: "Is the cancel response shape consistent with GET /orders/{id}?", Think: think4m, Steps: []Step{
 				Need("design-http-api"),
 				Read("internal/api/orders.go"),
 				Say("Yes: both write toOrder(o), so the fields, names and types are identical; cancel only adds the 409 error shape, which uses the same error envelope."),
@@ -146,7 +148,7 @@ func refundIncident() Scenario {
 				Read("internal/store/orders.go"),
 				Say("Two partial refunds on order 88121 (req-7f3a2c then req-7f3a9e) were each checked against the order total (12900) instead of what was still refundable, so together they reached 15900; the payment provider then rejected the second one. The check in CreateRefund is the bug (#431); store.RefundedCents already gives the refunded sum."),
 			}},
-			{Prompt: "Write a failing test for that first.", Think: think4m30, Steps: []Step{
+			{Prompt: "Write a failing test for that first.", Think: think4m, Steps: []Step{
 				Load("add-go-test"),
 				Read("internal/api/orders_test.go"),
 				Write("internal/api/refunds_test.go", "package api\n\nimport (\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"strings\"\n\t\"testing\"\n)\n\n// TestSecondPartialRefund reproduces #431: two partial refunds that each\n// fit the order total but together exceed it.\nfunc TestSecondPartialRefund(t *testing.T) {\n\th := newTestHandlers(t)\n\th.seedOrder(t, 88121, 12900)\n\tpost := func(body string) int {\n\t\trec := httptest.NewRecorder()\n\t\tRoutes(h.db).ServeHTTP(rec, httptest.NewRequest(\"POST\", \"/orders/88121/refunds\", strings.NewReader(body)))\n\t\treturn rec.Code\n\t}\n\tif got := post(`{\"amount_cents\": 9000}`); got != http.StatusCreated {\n\t\tt.Fatalf(\"first refund = %d, want 201\", got)\n\t}\n\tif got := post(`{\"amount_cents\": 6900}`); got != http.StatusUnprocessableEntity {\n\t\tt.Errorf(\"second refund = %d, want 422 (only 3900 left)\", got)\n\t}\n}\n"),
@@ -205,7 +207,7 @@ func refundIncident() Scenario {
 				Bash("grep -c ERROR ops/staging.log"),
 				Say("Only the provider rejection (amount_exceeds_capture) on the same trace; nothing else failed. Worth noting in the incident: the provider caught what our check missed, so no money left the account."),
 			}},
-			{Prompt: "Commit the index migration.", Think: think4m30, Steps: []Step{
+			{Prompt: "Commit the index migration.", Think: think4m, Steps: []Step{
 				Need("format-commit-message"),
 				Bash(gitCommit("perf(db): index orders by customer and creation time\n\nGET /customers/{id}/orders scanned 1.9 M rows (781 ms).")),
 				Say("Committed perf(db): index orders by customer and creation time."),
@@ -264,7 +266,7 @@ func customerPagination() Scenario {
 				Bash(gitCommit("feat(api): page GET /customers/{id}/orders\n\nLarge customers got thousands of orders in one response.")),
 				Say("Committed feat(api): page GET /customers/{id}/orders with its tests."),
 			}},
-			{Prompt: "Read the API guidelines again and check the error codes of the new handler.", Think: think4m30, Steps: []Step{
+			{Prompt: "Read the API guidelines again and check the error codes of the new handler.", Think: think4m, Steps: []Step{
 				Load("design-http-api"),
 				Bash("grep -n 'writeError' internal/api/customer_orders.go"),
 				Say("The codes follow the guidelines: 400 invalid_id and invalid_limit for bad input, 500 internal without details; no 404 for an unknown customer, an empty page is correct there."),
