@@ -69,6 +69,9 @@ func rpcCases() []rpcCase {
 		{"batch-request", f(`[{"jsonrpc":"2.0","id":8,"method":"command","params":{"name":"skills-list"}}]`), protocol.CodeInvalidRequest, "null", []string{"not a JSON-RPC 2.0 message"}},
 		{"deeply-nested-json", f(`{"jsonrpc":"2.0","id":9,"method":"command","params":` + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + `}`), protocol.CodeParseError, "null", []string{"invalid JSON"}},
 		{"id-is-an-object", f(`{"jsonrpc":"2.0","id":{"a":1},"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `{"a":1}`, []string{"not a JSON-RPC 2.0 message"}},
+		{"id-is-a-fraction", f(`{"jsonrpc":"2.0","id":1.5,"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `1.5`, []string{"ID"}},
+		{"id-is-a-bool", f(`{"jsonrpc":"2.0","id":true,"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `true`, []string{"ID"}},
+		{"id-out-of-range", f(`{"jsonrpc":"2.0","id":99999999999999999999,"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `99999999999999999999`, []string{"ID"}},
 		{"unknown-method", f(`{"jsonrpc":"2.0","id":10,"method":"skills/delete","params":{}}`), protocol.CodeMethodNotFound, "10", []string{`"skills/delete"`}},
 		{"wrong-param-type-string-field", f(`{"jsonrpc":"2.0","id":11,"method":"skill/load","params":{"name":5}}`), protocol.CodeInvalidParams, "11", []string{"skill/load", "name", "string", "number"}},
 		{"wrong-param-type-array-params", f(`{"jsonrpc":"2.0","id":12,"method":"skill/load","params":["go-tests"]}`), protocol.CodeInvalidParams, "12", []string{"skill/load", "params"}},
@@ -283,5 +286,66 @@ func TestHostileSidecarFlood(t *testing.T) {
 	}
 	if after := sc.listText(); after != before {
 		t.Errorf("state changed:\n%s\nwant\n%s", after, before)
+	}
+}
+
+// TestHostileSidecarLongSession: a session of 10,000 requests through the
+// live sidecar, shaped like a host's (prompt, run start, skill load, the
+// loads in context before each model request, a guarded read, run end),
+// keeps its resident set flat. The figures are logged for
+// docs/reliability.md.
+func TestHostileSidecarLongSession(t *testing.T) {
+	sc := startSidecar(t)
+	p := newPack(t)
+	sc.initialize(p)
+	pid := sc.cmd.Process.Pid
+	prompts := []string{
+		"write a postgres migration that adds an index on orders.created_at",
+		"add a table-driven Go test for the orders handler and fix the flaky one",
+		"write the release notes for the merged pull requests of this week",
+	}
+	names := []string{"sql-migration", "go-tests", "release-notes"}
+	readIn, _ := json.Marshal(map[string]string{"path": p.skills[1].Path})
+	const total = 10_000
+	var loads []protocol.LoadRef
+	requests, archived := 0, 0
+	rss := []int{memKB(t, pid, "VmRSS")}
+	call := func(method string, params any, v any) {
+		sc.ok(sc.call(method, params), v)
+		requests++
+		if requests%2000 == 0 {
+			rss = append(rss, memKB(t, pid, "VmRSS"))
+		}
+	}
+	for turn := 0; requests < total; turn++ {
+		k := turn % 3
+		call(protocol.MethodUserPrompt, protocol.UserPromptParams{Text: prompts[k]}, nil)
+		call(protocol.MethodRunStart, struct{}{}, nil)
+		var lr protocol.SkillLoadResult
+		call(protocol.MethodSkillLoad, protocol.SkillLoadParams{Name: names[k], CallID: fmt.Sprintf("call-%d", turn)}, &lr)
+		if !lr.Found {
+			t.Fatalf("turn %d: %s not found", turn, names[k])
+		}
+		loads = append(loads, protocol.LoadRef{ID: fmt.Sprintf("call-%d", turn), Skill: names[k], Kind: "tool", Size: int64(len(lr.Text)), Hash: lr.Hash})
+		if len(loads) > 50 { // a compaction drops the oldest from the context
+			loads = loads[1:]
+		}
+		var br protocol.BeforeRequestResult
+		call(protocol.MethodBeforeRequest, protocol.BeforeRequestParams{Loads: loads, SincePreviousMs: 2000}, &br)
+		archived += len(br.Archive)
+		var tr protocol.ToolCallResult
+		call(protocol.MethodToolCall, protocol.ToolCallParams{ToolName: "read", Input: readIn}, &tr)
+		if !tr.Block {
+			t.Fatalf("turn %d: a direct read of a SKILL.md was not blocked", turn)
+		}
+		call(protocol.MethodRunEnd, struct{}{}, nil)
+	}
+	end, peak := memKB(t, pid, "VmRSS"), memKB(t, pid, "VmHWM")
+	t.Logf("long session: %d requests, %d placeholders served; RSS (KiB) every 2,000 requests %v, end %d, peak %d", requests, archived, rss, end, peak)
+	if archived == 0 {
+		t.Errorf("the engine archived nothing over %d requests", requests)
+	}
+	if end > rss[0]+64*1024 {
+		t.Errorf("RSS grew from %d KiB to %d KiB", rss[0], end)
 	}
 }
