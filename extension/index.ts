@@ -63,6 +63,7 @@ interface LoadRef {
 	kind: "tool" | "read" | "command";
 	size: number;
 	hash?: string;
+	offset: number; // characters before the body in the request (system prompt included)
 }
 
 interface BeforeRequestResult {
@@ -371,16 +372,18 @@ class Sidecar {
 	// restore hands the branch's records to the sidecar.
 	async restore(ctx: Ctx) {
 		const records: unknown[] = [];
+		let requestCount = 0;
 		try {
 			for (const e of ctx.sessionManager.getBranch()) {
 				if (e?.type === "custom" && e.customType === ENTRY_TYPE && e.data !== undefined) records.push(e.data);
+				if (e?.type === "message" && e.message?.role === "assistant") requestCount++;
 			}
 		} catch {
 			return;
 		}
 		const conn = this.conn;
 		if (!conn) return;
-		await withTimeout(conn.sendRequest("session/restore", { records }), Math.max(3000, 2 * timeoutMs()), "session/restore");
+		await withTimeout(conn.sendRequest("session/restore", { records, requestCount }), Math.max(3000, 2 * timeoutMs()), "session/restore");
 	}
 
 	// setModel carries out host/setModel, then reports the model in use
@@ -576,16 +579,41 @@ function resolvePath(p: string, cwd: string): string {
 	return isAbsolute(q) ? resolve(q) : resolve(cwd, q);
 }
 
+// messageSize approximates the characters one message adds to a request:
+// its text, thinking and tool call arguments.
+function messageSize(m: any): number {
+	if (!m) return 0;
+	if (typeof m.content === "string") return m.content.length;
+	if (!Array.isArray(m.content)) return 0;
+	let n = 0;
+	for (const c of m.content) {
+		if (typeof c?.text === "string") n += c.text.length;
+		else if (typeof c?.thinking === "string") n += c.thinking.length;
+		else if (c?.type === "toolCall") n += (c.name?.length ?? 0) + JSON.stringify(c.arguments ?? {}).length;
+	}
+	return n;
+}
+
 // findLoads walks the messages sent to the model and lists the skill
 // bodies in them, in order: skill tool results, full reads of a SKILL.md,
-// and /skill:name blocks in user messages.
-function findLoads(messages: any[], skills: HostSkill[], cwd: string): { loads: LoadRef[]; where: Map<string, { msg: number; kind: LoadRef["kind"] }> } {
+// and /skill:name blocks in user messages, each with its position (base is
+// the size of what precedes the messages: the system prompt). total is the
+// size of the whole request.
+function findLoads(
+	messages: any[],
+	skills: HostSkill[],
+	cwd: string,
+	base: number,
+): { loads: LoadRef[]; where: Map<string, { msg: number; kind: LoadRef["kind"] }>; total: number } {
 	const byPath = new Map<string, string>();
 	for (const s of skills) byPath.set(resolve(s.path), s.name);
 	const readArgs = new Map<string, any>();
 	const loads: LoadRef[] = [];
 	const where = new Map<string, { msg: number; kind: LoadRef["kind"] }>();
+	let offset = base;
 	messages.forEach((m, i) => {
+		const at = offset;
+		offset += messageSize(m);
 		if (!m) return;
 		if (m.role === "assistant" && Array.isArray(m.content)) {
 			for (const c of m.content) {
@@ -596,7 +624,7 @@ function findLoads(messages: any[], skills: HostSkill[], cwd: string): { loads: 
 			if (m.toolName === TOOL_NAME) {
 				const skill = m.details?.skill ?? SKILL_CONTENT.exec(text)?.[1];
 				if (skill && SKILL_CONTENT.test(text)) {
-					loads.push({ id: m.toolCallId, skill, kind: "tool", size: text.length, hash: m.details?.hash });
+					loads.push({ id: m.toolCallId, skill, kind: "tool", size: text.length, hash: m.details?.hash, offset: at });
 					where.set(m.toolCallId, { msg: i, kind: "tool" });
 				}
 			} else if (m.toolName === "read") {
@@ -604,7 +632,7 @@ function findLoads(messages: any[], skills: HostSkill[], cwd: string): { loads: 
 				if (args && args.offset === undefined && args.limit === undefined) {
 					const skill = byPath.get(resolvePath(args.path, cwd));
 					if (skill) {
-						loads.push({ id: m.toolCallId, skill, kind: "read", size: text.length });
+						loads.push({ id: m.toolCallId, skill, kind: "read", size: text.length, offset: at });
 						where.set(m.toolCallId, { msg: i, kind: "read" });
 					}
 				}
@@ -614,12 +642,12 @@ function findLoads(messages: any[], skills: HostSkill[], cwd: string): { loads: 
 			const match = SKILL_BLOCK.exec(text);
 			if (match) {
 				const id = `user:${m.timestamp ?? i}:${match[1]}`;
-				loads.push({ id, skill: match[1], kind: "command", size: match[0].length });
+				loads.push({ id, skill: match[1], kind: "command", size: match[0].length, offset: at });
 				where.set(id, { msg: i, kind: "command" });
 			}
 		}
 	});
-	return { loads, where };
+	return { loads, where, total: offset };
 }
 
 // applyArchive returns a copy of messages with the archived bodies replaced
@@ -661,7 +689,8 @@ export default function skillLifecycle(pi: Pi) {
 	const side = new Sidecar(pi);
 	let toolRegistered = false;
 	let lastRequest = 0;
-	let modelChangedSinceRequest = false;
+	let lastModel = "";
+	let cacheCold = false;
 
 	try {
 		pi.registerFlag?.("skill-lifecycle-bin", { type: "string", description: "Path of the skill-lifecycle binary" });
@@ -758,13 +787,32 @@ export default function skillLifecycle(pi: Pi) {
 	pi.on("context", async (event: any, ctx: Ctx) => {
 		if (!side.available && !side.init) return;
 		const messages: any[] = Array.isArray(event?.messages) ? event.messages : [];
-		const { loads, where } = findLoads(messages, side.skills, ctx.cwd);
+		const base = String(safe(() => ctx.getSystemPrompt?.()) ?? "").length;
+		const { loads, where, total } = findLoads(messages, side.skills, ctx.cwd, base);
 		const now = Date.now();
-		const since = lastRequest ? now - lastRequest : 0;
+		// The time since the previous request: this process's last one, else
+		// the last assistant message on the branch (a resumed session).
+		let previous = lastRequest;
+		if (!previous) {
+			for (let i = messages.length - 1; i >= 0; i--) {
+				if (messages[i]?.role === "assistant" && typeof messages[i].timestamp === "number") {
+					previous = messages[i].timestamp;
+					break;
+				}
+			}
+		}
+		const since = previous ? Math.max(0, now - previous) : 0;
 		lastRequest = now;
-		const cold = modelChangedSinceRequest; // a model switch, a compaction or warming stopped
-		modelChangedSinceRequest = false;
-		const res = await side.request<BeforeRequestResult>("before_request", { loads, sincePreviousMs: since, cacheCold: cold }, ctx);
+		const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : "";
+		const modelChanged = lastModel !== "" && model !== lastModel;
+		lastModel = model;
+		const cold = cacheCold; // a compaction, or warming stopped
+		cacheCold = false;
+		const res = await side.request<BeforeRequestResult>(
+			"before_request",
+			{ loads, sincePreviousMs: since, cacheCold: cold, modelChanged, total },
+			ctx,
+		);
 		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;
 		const out = applyArchive(messages, where, res.archive);
 		if (out) return { messages: out };
@@ -792,14 +840,13 @@ export default function skillLifecycle(pi: Pi) {
 	// The provider's prompt cache is known to be cold after compaction and
 	// once Pi stops keeping it warm (Pi 1.6's cache_warming_decision).
 	pi.on("session_compact", async () => {
-		modelChangedSinceRequest = true;
+		cacheCold = true;
 	});
 	pi.on("cache_warming_decision", async (event: any) => {
-		if (event?.action === "stop") modelChangedSinceRequest = true;
+		if (event?.action === "stop") cacheCold = true;
 	});
 
 	pi.on("model_select", async (event: any, ctx: Ctx) => {
-		modelChangedSinceRequest = true;
 		if (!side.available && !side.init) return;
 		if (side.switching) return; // our own switch: reported once it is complete
 		const m = event?.model;

@@ -35,6 +35,10 @@ type LoadRef struct {
 	Kind  lifecycle.LoadKind `json:"kind"`
 	Size  int64              `json:"size"`
 	Hash  string             `json:"hash,omitempty"`
+	// Offset is the number of characters before the body in the request as
+	// the host would send it without any replacement (system prompt
+	// included); only meaningful when BeforeRequestParams.Total is set.
+	Offset int64 `json:"offset,omitempty"`
 }
 
 // BeforeRequestParams lists the loads in the next model request, in
@@ -47,6 +51,15 @@ type BeforeRequestParams struct {
 	// cache lifetime).
 	SincePreviousMs int64 `json:"sincePreviousMs,omitempty"`
 	CacheCold       bool  `json:"cacheCold,omitempty"`
+	// ModelChanged says this request goes to another model than the
+	// previous one.
+	ModelChanged bool `json:"modelChanged,omitempty"`
+	// Total is the size in characters of the whole request without any
+	// replacement; 0 when the host does not give positions.
+	Total int64 `json:"total,omitempty"`
+	// ChangedFrom is the offset of the earliest part of the request that
+	// differs from the previous one, when the host knows (0: none known).
+	ChangedFrom int64 `json:"changedFrom,omitempty"`
 }
 
 // Replacement is one body to replace by its placeholder.
@@ -64,6 +77,9 @@ type BeforeRequestResult struct {
 // session's current branch, oldest first.
 type SessionRestoreParams struct {
 	Records []json.RawMessage `json:"records"`
+	// RequestCount is the number of model requests on the branch so far
+	// (its assistant messages), when the host knows it.
+	RequestCount *int `json:"requestCount,omitempty"`
 }
 
 // SessionRestoreResult reports the restore.
@@ -276,10 +292,7 @@ func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
 	for _, l := range p.Loads {
 		ds = append(ds, c.s.eng.SkillLoaded(lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash})...)
 	}
-	ds = append(ds, c.s.eng.BeforeRequest(lifecycle.Request{
-		SincePrevious: msDuration(p.SincePreviousMs),
-		CacheCold:     p.CacheCold,
-	})...)
+	ds = append(ds, c.s.eng.BeforeRequest(requestOf(p, c.s.eng.Archived()))...)
 	archived := c.s.eng.Archived()
 	c.s.mu.Unlock()
 	c.emit(ds)
@@ -310,7 +323,11 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 		orig = append(orig, i)
 	}
 	c.s.mu.Lock()
-	for _, pr := range c.s.eng.Restore(recs) {
+	probsFromEngine := c.s.eng.Restore(recs)
+	if p.RequestCount != nil {
+		c.s.eng.SetRequestCount(*p.RequestCount)
+	}
+	for _, pr := range probsFromEngine {
 		if pr.Index >= 0 && pr.Index < len(orig) {
 			pr.Index = orig[pr.Index]
 		}
@@ -326,6 +343,38 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 	c.s.mu.Unlock()
 	c.emit(ds)
 	return SessionRestoreResult{Restored: len(p.Records) - len(probs), Problems: probs, Archived: n}, nil
+}
+
+// requestOf describes the coming request to the engine. The host gives
+// offsets in the request as it would be without replacements; the bodies
+// archived already are sent as their placeholders, so every later offset
+// moves back by what each of them saves.
+func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Request {
+	r := lifecycle.Request{
+		SincePrevious: msDuration(p.SincePreviousMs),
+		CacheCold:     p.CacheCold,
+		ModelChanged:  p.ModelChanged,
+		CharsPerUnit:  1,
+	}
+	if p.Total <= 0 {
+		return r
+	}
+	var shift int64 // characters saved by replacements before the current body
+	changed := p.ChangedFrom
+	for _, l := range p.Loads {
+		off := max(l.Offset-shift, 0)
+		size := l.Size
+		if ph, ok := archived[l.ID]; ok {
+			size = int64(len(ph))
+			shift += max(l.Size-size, 0)
+		}
+		r.Bodies = append(r.Bodies, lifecycle.BodyPosition{ID: l.ID, Offset: off, Size: size})
+	}
+	r.Total = max(p.Total-shift, 0)
+	if changed > 0 {
+		r.ChangedFrom = changed
+	}
+	return r
 }
 
 // msDuration converts milliseconds, clamping negative values to zero.

@@ -465,3 +465,39 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestRequestOf(t *testing.T) {
+	ph := strings.Repeat("p", 100)
+	cases := []struct {
+		name     string
+		p        BeforeRequestParams
+		archived map[string]string
+		want     lifecycle.Request
+	}{
+		{
+			name: "no positions",
+			p:    BeforeRequestParams{SincePreviousMs: 2500, CacheCold: true, Loads: []LoadRef{{ID: "a", Size: 10, Offset: 5}}},
+			want: lifecycle.Request{SincePrevious: 2500 * time.Millisecond, CacheCold: true, CharsPerUnit: 1},
+		},
+		{
+			name: "an archived body moves the later ones back",
+			p: BeforeRequestParams{Total: 3000, ModelChanged: true, Loads: []LoadRef{
+				{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 1500}}},
+			archived: map[string]string{"a": ph},
+			want: lifecycle.Request{ModelChanged: true, CharsPerUnit: 1, Total: 2100, Bodies: []lifecycle.BodyPosition{
+				{ID: "a", Offset: 100, Size: 100}, {ID: "b", Offset: 600, Size: 500}}},
+		},
+		{
+			name: "negative time and a change point",
+			p:    BeforeRequestParams{SincePreviousMs: -5, Total: 800, ChangedFrom: 40, Loads: []LoadRef{{ID: "a", Size: 300, Offset: 200}}},
+			want: lifecycle.Request{CharsPerUnit: 1, Total: 800, ChangedFrom: 40, Bodies: []lifecycle.BodyPosition{{ID: "a", Offset: 200, Size: 300}}},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, requestOf(c.p, c.archived)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -110,6 +110,7 @@ func scenarioSidecarKilled(t *testing.T, pi PiInstall) {
 	if n := strings.Count(res.Stderr, "skill-lifecycle: the sidecar stopped"); n != 1 {
 		t.Errorf("the user was told %d times of the crash, want once; stderr:\n%s", n, res.Stderr)
 	}
+	RecordSession(t, env, res.SessionFile, "bridge-sidecar-killed-"+piTag(pi))
 }
 
 // TestBridgeResumeAndFork (scenario 11): a resumed session (--continue) and a

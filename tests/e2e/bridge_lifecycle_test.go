@@ -26,6 +26,7 @@ func packEnv(t *testing.T, script Script, config string) (*Env, *Provider) {
 	prov := NewProvider(t, script)
 	env := NewEnv(t, Pi16(t), prov)
 	env.UseBridge(t)
+	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
 	env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
 	if config != "" {
 		if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(config), 0o644); err != nil {
@@ -97,6 +98,7 @@ func TestBridgePinAndEntrySurvive(t *testing.T) {
 	if hasRecord(recs, "archive", "triage-web-task") {
 		t.Errorf("the entry skill was archived: %v", recs)
 	}
+	RecordSession(t, env, res.SessionFile, "bridge-pin-entry-pi16")
 }
 
 // TestBridgeMidRunLoad (scenario 5): loading skill B mid-run archives an
@@ -131,6 +133,7 @@ func TestBridgeMidRunLoad(t *testing.T) {
 			t.Errorf("request %d: %s, want %s", i, got, want[i])
 		}
 	}
+	RecordSession(t, env, res.SessionFile, "bridge-mid-run-pi16")
 }
 
 // TestBridgeReloadKeepsLatest (scenario 6): loading the same skill again
@@ -192,6 +195,7 @@ func TestBridgeSkillCommandArchived(t *testing.T) {
 	if n := CountInMessages(reqs[1], `location="`+paths["tide-tables"]); n != 0 {
 		t.Errorf("the <skill> block's header is still there")
 	}
+	RecordSession(t, env, res.SessionFile, "bridge-skill-command-pi16")
 }
 
 // TestBridgeCommands (scenario 9): /skills-explain and /skills-list answer;
@@ -246,6 +250,7 @@ func TestBridgeModelTier(t *testing.T) {
 	small := Model{ID: "small-model", Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25}
 	env := NewEnv(t, Pi16(t), prov, DefaultModel, small)
 	env.UseBridge(t)
+	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
 	env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
 	cfg := fmt.Sprintf(`{"models": {"tiers": {"small": {"provider": %q, "model": %q, "scope": "run"}}}}`, ProviderName, small.ID)
 	if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
@@ -269,4 +274,5 @@ func TestBridgeModelTier(t *testing.T) {
 	if !hasRecord(recs, "model", "") || !hasRecord(recs, "model-restore", "") {
 		t.Errorf("no model and model-restore records: %v", recs)
 	}
+	RecordSession(t, env, res.SessionFile, "bridge-model-tier-pi16")
 }

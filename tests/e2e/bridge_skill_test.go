@@ -18,6 +18,11 @@ const (
 	entryType       = "skill-lifecycle"
 )
 
+// slowMachineTimeout gives the sidecar more time than the bridge's default
+// (1.5 s) so that a loaded test machine does not make the bridge fail open;
+// TestBridgeSidecarHangs sets a short one on purpose.
+const slowMachineTimeout = "SKILL_LIFECYCLE_TIMEOUT_MS=15000"
+
 // bridgeEnv prepares an isolated Pi with the bridge, the two test skills and,
 // when config is not empty, the user's skill-lifecycle.json.
 func bridgeEnv(t *testing.T, pi PiInstall, script Script, config string) (*Env, *Provider, map[string]string) {
@@ -25,6 +30,7 @@ func bridgeEnv(t *testing.T, pi PiInstall, script Script, config string) (*Env, 
 	prov := NewProvider(t, script)
 	env := NewEnv(t, pi, prov)
 	env.UseBridge(t)
+	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
 	paths := env.AddSkills(t, testSkills...)
 	if config != "" {
 		if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(config), 0o644); err != nil {
@@ -222,6 +228,15 @@ func scenarioArchive(t *testing.T, pi PiInstall) {
 	if !hasRecord(recs, "archive", "tide-tables") {
 		t.Errorf("no archive record for tide-tables: %v", recs)
 	}
+	RecordSession(t, env, res.SessionFile, "bridge-archive-"+piTag(pi))
+}
+
+// piTag names a Pi line in recorded session names.
+func piTag(pi PiInstall) string {
+	if pi.TrustGated {
+		return "pi16"
+	}
+	return "pi073"
 }
 
 func TestBridgeArchivePi16(t *testing.T) {
