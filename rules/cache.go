@@ -262,63 +262,78 @@ func PlanArchives(c CacheCase) []Timing {
 	if c.Cached > 0 {
 		upTo = min(upTo, c.Cached)
 	}
-	// Batch starting at each candidate before the break.
-	cost := make([]float64, len(before))
-	save := make([]float64, len(before))
-	var shrink int64
-	bestK, bestNet := -1, 0.0
-	for k := len(before) - 1; k >= 0; k-- {
-		cd := c.Candidates[before[k]]
-		shrink += freed(cd)
-		cost[k] = BreakCost(cd.Offset, max(upTo, cd.Offset), shrink, r, w)
-		save[k] = SavingPerRequest(shrink, r)
-		if net := save[k]*float64(n) - cost[k]; Pays(cost[k], save[k], n) && net > bestNet {
-			bestK, bestNet = k, net
-		}
-	}
-	// The context bound: if the bodies left due would still hold more
-	// than MaxDueShare of the rest of the request, the latest batch start
-	// that brings them under it (the cheapest) is taken instead.
-	if bestK != 0 && len(before) > 0 {
-		var archived, left int64
-		for i, cd := range c.Candidates {
-			if out[i].Archive {
-				archived += freed(cd)
+	for {
+		// The batch starting at each candidate before the break holds it
+		// and every later one.
+		cost := make([]float64, len(before))
+		save := make([]float64, len(before))
+		var shrink int64
+		bestK, bestNet := -1, 0.0
+		for k := len(before) - 1; k >= 0; k-- {
+			cd := c.Candidates[before[k]]
+			shrink += freed(cd)
+			cost[k] = BreakCost(cd.Offset, max(upTo, cd.Offset), shrink, r, w)
+			save[k] = SavingPerRequest(shrink, r)
+			if net := save[k]*float64(n) - cost[k]; Pays(cost[k], save[k], n) && net > bestNet {
+				bestK, bestNet = k, net
 			}
 		}
-		from := len(before)
-		if bestK > 0 {
-			from = bestK
-		}
-		for _, i := range before[:from] {
-			left += freed(c.Candidates[i])
-		}
-		rest := c.Total - archived - left
-		for from > 0 && overBound(left, rest, cfg.MaxDueShare) {
-			from--
-			left -= freed(c.Candidates[before[from]])
-		}
-		if from < len(before) && (bestK < 0 || from < bestK) {
+		// The context bound: if the bodies left due would still hold more
+		// than MaxDueShare of the rest of the request, the latest batch
+		// start that brings them under it (the cheapest) is taken instead,
+		// and the bodies before it are weighed again against that break.
+		if from := boundStart(c, out, before, bestK, freed); from < len(before) && (bestK < 0 || from < bestK) {
 			for k := from; k < len(before); k++ {
 				i := before[k]
 				cd := c.Candidates[i]
 				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeBound, Cost: cost[from], Save: save[from], Requests: n,
 					Text: fmt.Sprintf("archived now: the bodies due for archive would hold more than maxDueShare %g of the request; rewriting the cache from offset %d costs %s once and saves %s a request", cfg.MaxDueShare, c.Candidates[before[from]].Offset, num(cost[from]), num(save[from]))}
 			}
+			upTo = c.Candidates[before[from]].Offset
 			before = before[:from]
-		}
-	}
-	for k, i := range before {
-		cd := c.Candidates[i]
-		if bestK >= 0 && k >= bestK {
-			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimePays, Cost: cost[bestK], Save: save[bestK], Requests: n,
-				Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(save[bestK]*float64(n)), n)}
 			continue
 		}
-		out[i] = Timing{ID: cd.ID, Code: TimeDefer, Cost: cost[k], Save: save[k], Requests: n,
-			Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(save[k]*float64(n)), n, horizonText(cfg))}
+		for k, i := range before {
+			cd := c.Candidates[i]
+			if bestK >= 0 && k >= bestK {
+				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimePays, Cost: cost[bestK], Save: save[bestK], Requests: n,
+					Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(save[bestK]*float64(n)), n)}
+				continue
+			}
+			out[i] = Timing{ID: cd.ID, Code: TimeDefer, Cost: cost[k], Save: save[k], Requests: n,
+				Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(save[k]*float64(n)), n, horizonText(cfg))}
+		}
+		return out
 	}
-	return out
+}
+
+// boundStart returns the index in before from which the due bodies must go
+// so that those left hold at most MaxDueShare of the rest of the request,
+// given the verdicts so far and the batch that pays (bestK, -1 for none);
+// len(before) when the bound holds as it is.
+func boundStart(c CacheCase, out []Timing, before []int, bestK int, freed func(Candidate) int64) int {
+	from := len(before)
+	if bestK >= 0 {
+		from = bestK
+	}
+	var archived, left int64
+	for i, cd := range c.Candidates {
+		if out[i].Archive {
+			archived += freed(cd)
+		}
+	}
+	for _, i := range before[:from] {
+		left += freed(c.Candidates[i])
+	}
+	rest := c.Total - archived - left
+	for from > 0 && overBound(left, rest, c.Config.MaxDueShare) {
+		from--
+		left -= freed(c.Candidates[before[from]])
+	}
+	if bestK >= 0 && from == bestK {
+		return len(before)
+	}
+	return from
 }
 
 // overBound reports whether due bodies freeing left units, in a request

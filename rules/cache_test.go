@@ -140,12 +140,29 @@ func TestPlanArchives(t *testing.T) {
 			[]Candidate{{ID: "a", Offset: 2000, Size: 1000, Placeholder: 100, Known: true, Overdue: true}, cand("b", 0), cand("c", 5000)}, 11000, false, -1, 10,
 			[]want{{true, TimeHorizon, 0, 90}, {false, TimeDefer, 1.25*(2000-900) - 0.1*2000, 90}, {true, TimeBroken, 0, 90}}, "horizon", 0},
 		{"context bound: two due bodies hold 1,800 of 9,200 (19.6%) > 15%: the tail one goes, 900 left (9.8%) is within",
-			// From b: region [9,500, 11,000), written 600: 750 − 150 = 600.
+			// From b: region [9,500, 11,000), written 600: 750 − 150 = 600. Then a
+			// is weighed against the break at 9,500: region [8,000, 9,500),
+			// written 600: 750 − 150 = 600 against 90 × 2: kept.
 			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 2,
-			[]want{{false, TimeDefer, 1.25*(3000-1800) - 0.1*3000, 180}, {true, TimeBound, 600, 90}}, "kept for now", 0.15},
+			[]want{{false, TimeDefer, 600, 90}, {true, TimeBound, 600, 90}}, "kept for now", 0.15},
+		{"context bound: after the forced break, the body before it pays against it",
+			// As above with 7 requests: b alone would need 600 < 630 (pays,
+			// net 30) but the batch from a, 1,200 < 1,260 (net 60), is
+			// better; nothing is forced. With 6 requests neither pays (540,
+			// 1,080); the bound forces b; a against the break at 9,500 costs
+			// 600 > 540: kept.
+			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 7,
+			[]want{{true, TimePays, 1200, 180}, {true, TimePays, 1200, 180}}, "it pays", 0.15},
 		{"context bound: with 5% both go, from the first",
 			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 2,
 			[]want{{true, TimeBound, 1200, 180}, {true, TimeBound, 1200, 180}}, "maxDueShare 0.05", 0.05},
+		{"context bound: the body before a forced break is weighed against it",
+			// 20,000 units, a at 8,000, b at 9,100, 5 requests. From b:
+			// region 10,900, written 10,000: 12,500 − 1,090 = 11,410. Nothing
+			// pays; 1,800 due > 6% of 18,200 forces b. Then a, up to 9,100:
+			// region 1,100, written 200: 250 − 110 = 140 < 90 × 5: it pays.
+			[]Candidate{cand("a", 8000), cand("b", 9100)}, 20000, false, -1, 5,
+			[]want{{true, TimePays, 140, 90}, {true, TimeBound, 11410, 90}}, "it pays", 0.06},
 		{"context bound: 0 allows no due body",
 			[]Candidate{cand("a", 0)}, 11000, false, -1, 2,
 			[]want{{true, TimeBound, 11525, 90}}, "maxDueShare 0", 0.0001},
