@@ -43,9 +43,10 @@ type Reattach struct {
 	Cut   bool   `json:"cut,omitempty"`
 }
 
-// gone returns the indices of the live bodies c summarised away, oldest
-// first. The bodies re-attached after c itself come after it and are
-// never gone.
+// gone returns the indices of the bodies c summarised away, oldest first:
+// every body, live or archived, not among c.Visible, except those an
+// earlier compaction already took and the bodies re-attached after c
+// itself (they come after it).
 func (e *Engine) gone(c Compaction) []int {
 	vis := make(map[string]bool, len(c.Visible))
 	for _, id := range c.Visible {
@@ -53,12 +54,18 @@ func (e *Engine) gone(c Compaction) []int {
 	}
 	own := ReattachID(c.ID, "")
 	var out []int
-	for _, i := range e.live() {
-		if id := e.bodies[i].ID; !vis[id] && !strings.HasPrefix(id, own) {
-			out = append(out, i)
+	for i, b := range e.bodies {
+		if vis[b.ID] || strings.HasPrefix(b.ID, own) || compacted(b) {
+			continue
 		}
+		out = append(out, i)
 	}
 	return out
+}
+
+// compacted reports whether b was summarised away by a compaction.
+func compacted(b Body) bool {
+	return b.Archived && b.Reason != nil && b.Reason.Code == rules.ArchiveCompacted
 }
 
 // keepWhy says why the rules keep body b, for the re-attach plan.
@@ -86,7 +93,7 @@ func (e *Engine) PlanCompaction(c Compaction) rules.ReattachPlan {
 	var cands []rules.ReattachCandidate
 	for k := len(g) - 1; k >= 0; k-- {
 		b := e.bodies[g[k]]
-		if b.Due != nil || seen[b.Skill] {
+		if b.Archived || b.Due != nil || seen[b.Skill] {
 			continue
 		}
 		if e.visibleLive(c, b.Skill) {
@@ -108,9 +115,11 @@ func (e *Engine) visibleLive(c Compaction, skill string) bool {
 	return false
 }
 
-// Compacted records a compaction: every live body c summarised away is
+// Compacted records a compaction: every body c summarised away is
 // archived with reason "compacted" (the host has nothing to replace: the
-// body is no longer in the context), then each body in sent (what the host
+// body is no longer in the context; a body archived earlier is recorded
+// again with this reason, so that no later pin or "already loaded" counts
+// on it), then each body in sent (what the host
 // re-attached, normally PlanCompaction's kept items read from disk) is
 // recorded as a load of kind ByReattach with id ReattachID(c.ID, skill),
 // its hash and size, in the run of the copy it replaces. Those records are
@@ -125,8 +134,10 @@ func (e *Engine) Compacted(c Compaction, sent []Reattach) []Decision {
 	whyOf := map[string]rules.Code{}
 	for _, i := range e.gone(c) {
 		b := e.bodies[i]
-		runOf[b.Skill] = b.Run // the latest copy's run wins
-		whyOf[b.Skill] = e.keepWhy(b)
+		if !b.Archived {
+			runOf[b.Skill] = b.Run // the latest live copy's run wins
+			whyOf[b.Skill] = e.keepWhy(b)
+		}
 		ds = append(ds, e.archive(i, rules.Reason{Code: rules.ArchiveCompacted,
 			Text: fmt.Sprintf("the conversation was compacted (%s): the body was summarised away", c.ID)}))
 	}

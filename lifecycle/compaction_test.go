@@ -48,24 +48,24 @@ func TestCompaction(t *testing.T) {
 		budget   rules.Compaction
 		want     []item
 		reattach []string // skills visible whole after
-		gone     []string // ids archived as compacted
+		gone     []string // ids archived as compacted (the archived eda body too: it is summarised away)
 	}{
 		{"all summarised away", nil, nil, rules.DefaultCompaction(),
 			[]item{{"plot", rules.ReattachWhole, rules.KeepRelevant}, {"model", rules.ReattachWhole, rules.KeepRelevant}, {"triage", rules.ReattachWhole, rules.KeepEntry}},
-			[]string{"plot", "model", "triage"}, []string{"t1", "t3", "t4"}},
+			[]string{"plot", "model", "triage"}, []string{"t1", "t2", "t3", "t4"}},
 		{"a body in the kept messages stays and is not sent again", nil, []string{"t4"}, rules.DefaultCompaction(),
 			[]item{{"model", rules.ReattachWhole, rules.KeepRelevant}, {"triage", rules.ReattachWhole, rules.KeepEntry}},
-			[]string{"model", "triage"}, []string{"t1", "t3"}},
+			[]string{"model", "triage"}, []string{"t1", "t2", "t3"}},
 		{"user pin", func(c *rules.Config) { c.Pinned = []string{"model"} }, nil, rules.DefaultCompaction(),
 			[]item{{"plot", rules.ReattachWhole, rules.KeepRelevant}, {"model", rules.ReattachWhole, rules.KeepPinned}, {"triage", rules.ReattachWhole, rules.KeepEntry}},
-			[]string{"plot", "model", "triage"}, []string{"t1", "t3", "t4"}},
+			[]string{"plot", "model", "triage"}, []string{"t1", "t2", "t3", "t4"}},
 		{"budget: the oldest is dropped", nil, nil, rules.Compaction{Reattach: true, BudgetTokens: 100 + 125 + 50, PerSkillTokens: 5000},
 			// sizes: plot 400 chars = 100 tokens, model 500 = 125, triage 600 = 150
 			[]item{{"plot", rules.ReattachWhole, rules.KeepRelevant}, {"model", rules.ReattachWhole, rules.KeepRelevant}, {"triage", rules.ReattachDropped, rules.KeepEntry}},
-			[]string{"plot", "model"}, []string{"t1", "t3", "t4"}},
+			[]string{"plot", "model"}, []string{"t1", "t2", "t3", "t4"}},
 		{"zero budget: nothing sent, all gone", nil, nil, rules.Compaction{Reattach: true},
 			[]item{{"plot", rules.ReattachDropped, rules.KeepRelevant}, {"model", rules.ReattachDropped, rules.KeepRelevant}, {"triage", rules.ReattachDropped, rules.KeepEntry}},
-			nil, []string{"t1", "t3", "t4"}},
+			nil, []string{"t1", "t2", "t3", "t4"}},
 	}
 	for _, tt := range tests {
 		mod := func(c *rules.Config) {
