@@ -140,15 +140,13 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 		}
 		fmt.Fprintf(&b, "  %d. %s %.2f (%s)\n", i+1, r.Skill, r.Score, strings.Join(r.Terms, ", "))
 	}
-	var loaded []string
-	for _, body := range eng.Loaded() {
-		loaded = append(loaded, body.Skill)
-	}
-	if len(loaded) == 0 {
+	if len(eng.Loaded()) == 0 {
 		b.WriteString("No skill body is loaded now.")
 		return CommandResult{Text: b.String(), Level: "info"}, nil
 	}
-	ex := lifecycle.Explain(w.cat, cfg, loaded, prompt)
+	// What this prompt would do to the live bodies now, judged exactly as
+	// a real prompt would be (nothing changes).
+	ex := eng.Preview(prompt)
 	if ex.Skipped != nil {
 		fmt.Fprintf(&b, "The prompt would not be judged: %s\n", ex.Skipped.Text)
 	}
@@ -159,6 +157,16 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 			verdict = "keep"
 		}
 		fmt.Fprintf(&b, "  - %s: %s (%s)\n", v.Skill, verdict, v.Reason.Text)
+	}
+	if def := eng.Deferred(); len(def) > 0 {
+		skillOf := map[string]string{}
+		for _, body := range eng.Bodies() {
+			skillOf[body.ID] = body.Skill
+		}
+		b.WriteString("Due for archive, kept for now:\n")
+		for _, d := range def {
+			fmt.Fprintf(&b, "  - %s (%s): %s\n", skillOf[d.ID], d.ID, d.Text)
+		}
 	}
 	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
 }
