@@ -43,7 +43,12 @@ type ReplayCheck struct {
 	GapPct     float64 `json:"gapPct"`         // predicted cost / live cost - 1, in %
 	GapPct5m   float64 `json:"gapPct5m"`
 	KeepAllGap float64 `json:"keepAllGapPct"` // replay keep-all / live no-extension cost - 1, in %
-	Err        string  `json:"error,omitempty"`
+	// RecordedGap compares `replay --recorded` on this run's own session
+	// (the bridge's recorded decisions re-applied) with its live cost: it
+	// checks replay's repricing, not its prediction.
+	RecordedGap   float64 `json:"recordedGapPct"`
+	RecordedGap5m float64 `json:"recordedGapPct5m"`
+	Err           string  `json:"error,omitempty"`
 }
 
 // Report is the benchmark's outcome.
@@ -133,13 +138,13 @@ func pct(a, b float64) float64 {
 
 // replayStrategies runs `skill-lifecycle replay --json` on a session with
 // the given cache lifetime and returns cost per strategy name.
-func replayStrategies(bin, packDir, session, ttl string, configs map[string]string) (map[string]float64, error) {
+func replayStrategies(bin, packDir, session, ttl string, configs map[string]string, extra ...string) (map[string]float64, error) {
 	dir, err := os.MkdirTemp("", "live-bench-replay-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	args := []string{"replay", "--json", "--skills", packDir, "--cache-ttl", ttl}
+	args := append([]string{"replay", "--json", "--skills", packDir, "--cache-ttl", ttl}, extra...)
 	for name, cfg := range configs {
 		p := filepath.Join(dir, name+".json")
 		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
@@ -219,6 +224,14 @@ func (rep *Report) AddReplay(bin, packDir string, runs map[string]map[string]*Ru
 		chk.PredPct, chk.PredPct5m = pct(p0, c[0]["keep-all"]), pct(p5, c[1]["keep-all"])
 		chk.GapPct, chk.GapPct5m = pct(p0, r.CostUSD)-100, pct(p5, r.CostUSD5m)-100
 		chk.KeepAllGap = pct(c[0]["keep-all"], baseRow[r.Scenario].CostUSD) - 100
+		own := runs[r.Scenario][r.Mode].SessionFile
+		r0, err0 := replayStrategies(bin, packDir, own, "0", nil, "--recorded", "--no-defaults")
+		r5, err5 := replayStrategies(bin, packDir, own, "5m", nil, "--recorded", "--no-defaults")
+		if err := firstErr(err0, err5); err != nil {
+			chk.Err = "--recorded: " + err.Error()
+			continue
+		}
+		chk.RecordedGap, chk.RecordedGap5m = pct(r0["recorded"], r.CostUSD)-100, pct(r5["recorded"], r.CostUSD5m)-100
 	}
 }
 
@@ -235,9 +248,9 @@ func firstErr(errs ...error) error {
 func (rep *Report) Table() string {
 	var b bytes.Buffer
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "scenario\tmode\treq\tcost %\tcost % 5m\tpeak %\tbreaks\tlost chars\tloads\treloads\tcomebacks (reloaded)\tstranded\treplay %\treplay gap\treplay gap 5m\t")
+	fmt.Fprintln(w, "scenario\tmode\treq\tcost %\tcost % 5m\tpeak %\tbreaks\tlost chars\tloads\treloads\tcomebacks (reloaded)\tstranded\treplay %\treplay gap\treplay gap 5m\trecorded gap\t")
 	row := func(r Row) {
-		rp, g0, g5 := "", "", ""
+		rp, g0, g5, rg := "", "", "", ""
 		if c := r.Replay; c != nil {
 			if c.Err != "" {
 				rp = "error"
@@ -245,10 +258,11 @@ func (rep *Report) Table() string {
 				rp = fmt.Sprintf("%.1f", c.PredPct)
 				g0 = fmt.Sprintf("%+.1f", c.GapPct)
 				g5 = fmt.Sprintf("%+.1f", c.GapPct5m)
+				rg = fmt.Sprintf("%+.1f/%+.1f", c.RecordedGap, c.RecordedGap5m)
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
-			r.CostPct, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
+			r.CostPct, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5, rg)
 	}
 	for _, r := range rep.Rows {
 		row(r)
