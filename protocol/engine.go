@@ -282,9 +282,9 @@ func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
 			return nil, required(c.method, fmt.Sprintf("loads[%d].skill", i))
 		}
 		switch l.Kind {
-		case lifecycle.ByTool, lifecycle.ByRead, lifecycle.ByCommand:
+		case lifecycle.ByTool, lifecycle.ByRead, lifecycle.ByCommand, lifecycle.ByReattach:
 		default:
-			return nil, rpcError(CodeInvalidParams, "%s: loads[%d].kind: %q is not one of tool, read, command", c.method, i, l.Kind)
+			return nil, rpcError(CodeInvalidParams, "%s: loads[%d].kind: %q is not one of tool, read, command, reattach", c.method, i, l.Kind)
 		}
 	}
 	c.s.mu.Lock()

@@ -223,6 +223,7 @@ func init() {
 		MethodRunEnd:            (*call).runEnd,
 		MethodModelChanged:      (*call).modelChanged,
 		MethodModelSwitchFailed: (*call).modelSwitchFailed,
+		MethodSessionCompact:    (*call).sessionCompact,
 	}
 }
 
