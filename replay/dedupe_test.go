@@ -1,0 +1,61 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+func TestDedupeStrategy(t *testing.T) {
+	cfg := rules.Default()
+	cfg.MinKeep = 0
+	s := NewDedupeStrategy(lifecycle.New(lifecycle.Catalog{}, cfg))
+	load := func(id, skill, hash string) {
+		s.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: id, Skill: skill, Kind: lifecycle.ByTool, Size: 1000, Hash: hash}})
+	}
+	s.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
+	load("a1", "alpha", "h1")
+	if len(s.Archived()) != 0 {
+		t.Fatalf("archived after one load: %v", s.Archived())
+	}
+	load("a2", "alpha", "h1") // identical: already loaded
+	arch := s.Archived()
+	if !s.Deduped("a2") || !strings.HasPrefix(arch["a2"], `Skill "alpha" is already loaded`) || len(arch) != 1 {
+		t.Fatalf("after a repeated load: deduped %v, archived %v", s.Deduped("a2"), arch)
+	}
+	if got := len(s.Engine.Bodies()); got != 1 {
+		t.Errorf("the engine recorded %d bodies, want 1", got)
+	}
+	// The same id again (a host repeating itself) stays a note.
+	load("a2", "alpha", "h1")
+	// A changed file: delivered, and the older copy archived.
+	load("a3", "alpha", "h2")
+	arch = s.Archived()
+	if s.Deduped("a3") || arch["a1"] != rules.Placeholder("alpha") || arch["a3"] != "" {
+		t.Errorf("after a changed load: %v", arch)
+	}
+	// No hash (a /skill: block): never deduped.
+	load("b1", "beta", "")
+	load("b2", "beta", "")
+	if s.Deduped("b2") {
+		t.Error("a load without a hash was deduped")
+	}
+	// A batch: the repeated one is noted, the new one recorded.
+	s.Observe(lifecycle.Event{Type: lifecycle.EvLoads, Loads: []lifecycle.Load{
+		{ID: "a4", Skill: "alpha", Kind: lifecycle.ByTool, Size: 1000, Hash: "h2"},
+		{ID: "c1", Skill: "gamma", Kind: lifecycle.ByTool, Size: 1000, Hash: "h3"},
+	}})
+	if !s.Deduped("a4") || s.Deduped("c1") {
+		t.Errorf("batch: a4 deduped %v, c1 deduped %v", s.Deduped("a4"), s.Deduped("c1"))
+	}
+	var ids []string
+	for _, b := range s.Engine.Bodies() {
+		ids = append(ids, b.ID)
+	}
+	if d := cmp.Diff([]string{"a1", "a3", "b1", "b2", "c1"}, ids); d != "" {
+		t.Errorf("engine bodies (-want +got):\n%s", d)
+	}
+}
