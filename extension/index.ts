@@ -30,6 +30,8 @@ import {
 
 const PROTOCOL_VERSION = 1;
 const ENTRY_TYPE = "skill-lifecycle";
+// The custom message that carries the bodies re-attached after a compaction.
+const REATTACH_TYPE = "skill-lifecycle-reattach";
 const TOOL_NAME = "skill";
 
 interface HostSkill {
@@ -60,7 +62,7 @@ interface SkillLoadResult {
 interface LoadRef {
 	id: string;
 	skill: string;
-	kind: "tool" | "read" | "command";
+	kind: "tool" | "read" | "command" | "reattach";
 	size: number;
 	hash?: string;
 	offset: number; // characters before the body in the request (system prompt included)
@@ -572,6 +574,20 @@ function replaceSkillsSection(prompt: string, section: string): string | undefin
 
 const SKILL_BLOCK = /^<skill name="([^"]+)" location="([^"]*)">\n[\s\S]*?\n<\/skill>/;
 const SKILL_CONTENT = /^<skill_content name="([^"]+)">/;
+const CONTENT_BLOCKS = /<skill_content name="([^"]+)">[\s\S]*?<\/skill_content>/g;
+
+// reattachBlocks lists the <skill_content> blocks of a re-attach region
+// with their load ids.
+function reattachBlocks(m: any): { id: string; skill: string; start: number; text: string }[] {
+	const cid = m?.details?.compactionId;
+	if (!cid) return [];
+	const text = typeof m.content === "string" ? m.content : textOf(m.content);
+	const out: { id: string; skill: string; start: number; text: string }[] = [];
+	for (const b of text.matchAll(CONTENT_BLOCKS)) {
+		out.push({ id: `reattach:${cid}:${b[1]}`, skill: b[1], start: b.index ?? 0, text: b[0] });
+	}
+	return out;
+}
 
 function resolvePath(p: string, cwd: string): string {
 	let q = String(p ?? "").trim().replace(/^@/, "");
@@ -637,6 +653,11 @@ function findLoads(
 					}
 				}
 			}
+		} else if (m.role === "custom" && m.customType === REATTACH_TYPE) {
+			for (const b of reattachBlocks(m)) {
+				loads.push({ id: b.id, skill: b.skill, kind: "reattach", size: b.text.length, offset: at + b.start });
+				where.set(b.id, { msg: i, kind: "reattach" });
+			}
 		} else if (m.role === "user") {
 			const text = typeof m.content === "string" ? m.content : textOf(m.content);
 			const match = SKILL_BLOCK.exec(text);
@@ -650,6 +671,27 @@ function findLoads(
 	return { loads, where, total: offset };
 }
 
+// visibleAfter lists the load ids the compaction kept: those in the branch
+// entries from firstKept on (tool results, /skill: blocks, re-attached
+// bodies), as findLoads would name them.
+function visibleAfter(ctx: Ctx, firstKept: string | undefined): string[] {
+	const ids: string[] = [];
+	let on = !firstKept;
+	for (const e of safe(() => ctx.sessionManager.getBranch()) ?? []) {
+		if (!on && e?.id === firstKept) on = true;
+		if (!on) continue;
+		const m = e?.message;
+		if (e?.type === "message" && m?.role === "toolResult" && m.toolCallId) ids.push(m.toolCallId);
+		else if (e?.type === "message" && m?.role === "user") {
+			const match = SKILL_BLOCK.exec(typeof m.content === "string" ? m.content : textOf(m.content));
+			if (match) ids.push(`user:${m.timestamp}:${match[1]}`);
+		} else if (e?.type === "custom_message" && e.customType === REATTACH_TYPE) {
+			for (const b of reattachBlocks(e)) ids.push(b.id);
+		}
+	}
+	return ids;
+}
+
 // applyArchive returns a copy of messages with the archived bodies replaced
 // by their placeholders, or undefined when nothing changes.
 function applyArchive(messages: any[], where: Map<string, { msg: number; kind: LoadRef["kind"] }>, archive: { id: string; placeholder: string }[]): any[] | undefined {
@@ -659,7 +701,15 @@ function applyArchive(messages: any[], where: Map<string, { msg: number; kind: L
 		if (!w) continue;
 		out ??= messages.slice();
 		const m = out[w.msg];
-		if (w.kind === "command") {
+		if (w.kind === "reattach") {
+			const block = reattachBlocks(m).find((b) => b.id === a.id);
+			if (!block) continue;
+			const swap = (t: string) => t.replace(block.text, () => a.placeholder);
+			out[w.msg] =
+				typeof m.content === "string"
+					? { ...m, content: swap(m.content) }
+					: { ...m, content: (m.content ?? []).map((c: any) => (c?.type === "text" && c.text.includes(block.text) ? { ...c, text: swap(c.text) } : c)) };
+		} else if (w.kind === "command") {
 			const replaceIn = (t: string) => t.replace(SKILL_BLOCK, () => a.placeholder);
 			if (typeof m.content === "string") {
 				out[w.msg] = { ...m, content: replaceIn(m.content) };
@@ -839,8 +889,25 @@ export default function skillLifecycle(pi: Pi) {
 
 	// The provider's prompt cache is known to be cold after compaction and
 	// once Pi stops keeping it warm (Pi 1.6's cache_warming_decision).
-	pi.on("session_compact", async () => {
+	pi.on("session_compact", async (event: any, ctx: Ctx) => {
 		cacheCold = true;
+		const entry = event?.compactionEntry;
+		if (!entry?.id || (!side.available && !side.init)) return;
+		const res = await side.request<{ text: string; bodies: unknown[] }>(
+			"session/compact",
+			{ id: entry.id, visible: visibleAfter(ctx, entry.firstKeptEntryId) },
+			ctx,
+		);
+		if (!res?.text) return;
+		// One custom message right after the summary (sent to the model as a
+		// user message, kept in the session, so a resume or fork has it).
+		const msg = { customType: REATTACH_TYPE, content: res.text, display: false, details: { compactionId: entry.id, bodies: res.bodies } };
+		try {
+			if (typeof ctx.isIdle === "function" && !ctx.isIdle()) pi.sendMessage(msg, { deliverAs: "steer" });
+			else pi.sendMessage(msg);
+		} catch (err) {
+			side.say(`skill-lifecycle: could not re-attach skills after compaction: ${(err as Error).message}`, "warning", ctx);
+		}
 	});
 	pi.on("cache_warming_decision", async (event: any) => {
 		if (event?.action === "stop") cacheCold = true;

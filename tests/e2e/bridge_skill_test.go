@@ -64,11 +64,13 @@ func hasRecord(recs []map[string]any, action, skill string) bool {
 }
 
 // checkNoBridgeErrors fails on extension errors or sidecar trouble reported
-// on stderr (model switches the bridge announces are not trouble).
+// on stderr (model switches and re-attachments the bridge announces are
+// not trouble).
 func checkNoBridgeErrors(t *testing.T, res *Result) {
 	t.Helper()
 	for _, line := range strings.Split(res.Stderr, "\n") {
-		if strings.HasPrefix(line, "skill-lifecycle: switch to ") || strings.HasPrefix(line, "skill-lifecycle: restore ") {
+		if strings.HasPrefix(line, "skill-lifecycle: switch to ") || strings.HasPrefix(line, "skill-lifecycle: restore ") ||
+			strings.HasPrefix(line, "skill-lifecycle: after compaction, re-attached") {
 			continue
 		}
 		for _, bad := range []string{"skill-lifecycle:", "Extension error", "extension error"} {
