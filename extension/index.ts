@@ -161,6 +161,7 @@ class Sidecar {
 	private up = false;
 	private disabled = false; // a version mismatch or a missing binary: do not retry
 	private told = false;
+	private shown = new Set<string>(); // diagnostics already shown
 	private restarts: number[] = [];
 	init?: InitializeResult;
 	skills: HostSkill[] = [];
@@ -275,7 +276,9 @@ class Sidecar {
 			// Nothing is written before the process exists (a missing or
 			// unusable binary fails here, not in a write).
 			await Promise.race([new Promise<void>((res) => proc.once("spawn", () => res())), spawnError]);
-			this.skills = hostSkills(this.pi);
+			// On a restart keep the list Pi last gave (before_agent_start's,
+			// which also says which skills are hidden from the model).
+			if (!this.init || this.skills.length === 0) this.skills = hostSkills(this.pi);
 			const params = {
 				protocolVersion: PROTOCOL_VERSION,
 				host: { name: "pi", version: process.env.PI_VERSION ?? "" },
@@ -295,7 +298,11 @@ class Sidecar {
 			])) as InitializeResult;
 			this.init = res;
 			this.up = true;
-			for (const d of res.diagnostics ?? []) this.say(`skill-lifecycle: ${d}`, "warning", ctx);
+			for (const d of res.diagnostics ?? []) {
+				if (this.shown.has(d)) continue; // told once, not again on a restart
+				this.shown.add(d);
+				this.say(`skill-lifecycle: ${d}`, "warning", ctx);
+			}
 			await this.restore(ctx);
 			return true;
 		} catch (err: any) {
