@@ -19,8 +19,18 @@ A skill's instructions that are no longer in use may later be shown as a short p
 // systemPromptSection renders the listing that replaces the host's skills
 // section: protocolText, then every model-visible skill's name,
 // description and location, XML-escaped, in the host's order. It depends
-// only on the skill list, so it is identical on every turn.
+// only on the skill list, so it is identical on every turn. With no
+// model-visible skill there is no section ("").
 func systemPromptSection(list []HostSkill) string {
+	visible := 0
+	for _, s := range list {
+		if !s.DisableModelInvocation {
+			visible++
+		}
+	}
+	if visible == 0 {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString(protocolText)
 	b.WriteString("\n\n<available_skills>\n")

@@ -274,6 +274,13 @@ func TestInitializeResult(t *testing.T) {
 	if diff := cmp.Diff(sec, upd.SystemPromptSection); diff != "" {
 		t.Errorf("section changed for the same skills (-init +update):\n%s", diff)
 	}
+	var none SkillsUpdateResult
+	if err := h.call(MethodSkillsUpdate, SkillsUpdateParams{Skills: []HostSkill{{Name: "hidden", Description: "d", Path: f.hidden, DisableModelInvocation: true}}}, &none); err != nil {
+		t.Fatal(err)
+	}
+	if none.SystemPromptSection != "" {
+		t.Errorf("section without any model-visible skill = %q, want none", none.SystemPromptSection)
+	}
 	if res.Tool.Name != "skill" || !json.Valid(res.Tool.Parameters) {
 		t.Errorf("tool spec = %+v", res.Tool)
 	}
