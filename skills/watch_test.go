@@ -228,3 +228,20 @@ func TestDebounce(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTakeSnapshot measures the stat check that runs before a user
+// prompt, on a generated pack of 1,000 skills.
+func BenchmarkTakeSnapshot(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := GenerateSkills(dir, 1000); err != nil {
+		b.Fatal(err)
+	}
+	roots := []Root{{Path: dir, Source: SourcePath}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if s := TakeSnapshot(roots, nil); len(s.Files) != 1000 {
+			b.Fatalf("%d files", len(s.Files))
+		}
+	}
+}
