@@ -1,6 +1,8 @@
 package lifecycle
 
 import (
+	"fmt"
+	"math/rand"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -178,3 +180,74 @@ var cmpSorted = cmp.Transformer("sorted", func(in []string) []string {
 	}
 	return out
 })
+
+// TestCompactionRestoreProperty interleaves compactions (with random kept
+// bodies and budgets) with random events, and checks at every step that an
+// engine restored from the records has the live engine's state, and that
+// "already loaded" answers the same in both.
+func TestCompactionRestoreProperty(t *testing.T) {
+	reattached, gone := 0, 0
+	defer func() {
+		if reattached == 0 || gone == 0 {
+			t.Errorf("no sequence re-attached (%d) or compacted (%d) a body", reattached, gone)
+		}
+	}()
+	for seed := int64(1); seed <= 120; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		cat := modelCatalog()
+		cfg := randomConfig(r)
+		live := New(cat, cfg)
+		live.SetRegistry(testRegistry)
+		var recs []Record
+		nLoads, nComp := 0, 0
+		for i := 0; i < 40+r.Intn(40); i++ {
+			var ds []Decision
+			if r.Intn(8) == 0 {
+				nComp++
+				var vis []string
+				for _, b := range live.Bodies() {
+					if r.Intn(3) == 0 {
+						vis = append(vis, b.ID)
+					}
+				}
+				c := Compaction{ID: fmt.Sprintf("c%d", nComp), Visible: vis,
+					Config: rules.Compaction{Reattach: r.Intn(5) != 0, BudgetTokens: r.Intn(3000), PerSkillTokens: r.Intn(1500)}}
+				ds = live.Compacted(c, sendPlan(live.PlanCompaction(c)))
+				for _, d := range ds {
+					if d.Action == ActLoad {
+						reattached++
+					} else {
+						gone++
+					}
+				}
+			} else {
+				ev := randomEvent(r, &nLoads)
+				if ev.Type == EvRequest {
+					ev.Request = fillRequest(r, live, 0)
+				}
+				var err error
+				if ds, err = live.Apply(ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			recs = append(recs, ds...)
+			restored := New(cat, cfg)
+			restored.SetRegistry(testRegistry)
+			if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+				t.Fatalf("seed %d step %d: restore problems %v", seed, i, probs)
+			}
+			if d := cmp.Diff(live.State(), restored.State()); d != "" {
+				t.Fatalf("seed %d step %d: restored state differs (-live +restored):\n%s", seed, i, d)
+			}
+			for _, sk := range skillNames {
+				for _, h := range []string{"0", "1", "2", "h-" + sk} {
+					a, _ := live.VisibleCopy(sk, h)
+					b, _ := restored.VisibleCopy(sk, h)
+					if a.ID != b.ID {
+						t.Fatalf("seed %d step %d: VisibleCopy(%s, %s): live %q, restored %q", seed, i, sk, h, a.ID, b.ID)
+					}
+				}
+			}
+		}
+	}
+}
