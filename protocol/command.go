@@ -230,6 +230,9 @@ func (c *call) cmdReload(string) (CommandResult, *jsonrpc2.Error) {
 	c.s.world = w
 	ds := c.s.eng.SetCatalog(w.cat)
 	ds = append(ds, c.s.eng.SetConfig(w.cfg)...)
+	if c.s.watch != nil {
+		c.s.watch.rebase(c.s.cat.skills)
+	}
 	n := len(w.parsed)
 	c.s.mu.Unlock()
 	c.emit(ds)

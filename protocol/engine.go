@@ -263,10 +263,33 @@ func (c *call) userPrompt() (any, *jsonrpc2.Error) {
 		return nil, err
 	}
 	c.s.mu.Lock()
+	note := c.reindexLocked(time.Now())
 	ds := c.s.eng.UserPrompt(p.Text)
 	c.s.mu.Unlock()
+	if note != "" {
+		_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "info", Message: note})
+	}
 	c.emit(ds)
 	return struct{}{}, nil
+}
+
+// reindexLocked checks the skill files (at most every few seconds, see
+// reindex.go) and, when they changed and settled, re-reads the skills so
+// that ranking and the engine's catalog follow them; the listing in the
+// system prompt stays until the host reloads. It returns the line to tell
+// the user ("" for none). The caller holds s.mu.
+func (c *call) reindexLocked(now time.Time) string {
+	if c.s.watch == nil {
+		return ""
+	}
+	ch, ok := c.s.watch.check(now, c.s.cat.skills)
+	if !ok {
+		return ""
+	}
+	w := loadWorld(c.s.init, c.s.cat.skills)
+	c.s.world.parsed, c.s.world.cat = w.parsed, w.cat
+	c.s.eng.SetCatalog(w.cat)
+	return changeMessage(describeChanges(ch, c.s.cat.skills))
 }
 
 func (c *call) beforeRequest() (any, *jsonrpc2.Error) {

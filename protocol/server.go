@@ -49,6 +49,7 @@ type Server struct {
 	cat   *catalog
 	world world
 	eng   *lifecycle.Engine
+	watch *skillWatch // live re-index (reindex.go)
 	conn  *jsonrpc2.Conn
 	out   jsonrpc2.ObjectStream
 	exit  chan struct{}
@@ -250,6 +251,7 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 	c.s.world = loadWorld(p, c.s.cat.skills)
 	c.s.eng = lifecycle.New(c.s.world.cat, c.s.world.cfg)
 	c.s.eng.SetRegistry(registryOf(p.Models))
+	c.s.watch = newSkillWatch(p, c.s.cat.skills)
 	var ds []lifecycle.Decision
 	if sel, ok := selection(p.CurrentModel, p.ThinkingLevel); ok {
 		ds = c.s.eng.ModelSelected(sel)
@@ -289,6 +291,9 @@ func (c *call) skillsUpdate() (any, *jsonrpc2.Error) {
 	w := loadWorld(c.s.init, cat.skills)
 	c.s.world.parsed, c.s.world.cat = w.parsed, w.cat
 	ds := c.s.eng.SetCatalog(w.cat)
+	if c.s.watch != nil {
+		c.s.watch.rebase(cat.skills)
+	}
 	c.s.mu.Unlock()
 	c.emit(ds)
 	return SkillsUpdateResult{SystemPromptSection: systemPromptSection(cat.skills), Diagnostics: append(append([]string{}, cat.diags...), w.diags...)}, nil
