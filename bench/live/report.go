@@ -233,6 +233,34 @@ func (rep *Report) AddReplay(bin, packDir string, runs map[string]map[string]*Ru
 		}
 		chk.RecordedGap, chk.RecordedGap5m = pct(r0["recorded"], r.CostUSD)-100, pct(r5["recorded"], r.CostUSD5m)-100
 	}
+	// Totals: predicted and live costs summed over the scenarios.
+	for i := range rep.Totals {
+		t := &rep.Totals[i]
+		if t.Mode == rep.Modes[0].Name {
+			continue
+		}
+		chk := &ReplayCheck{Strategy: t.Mode}
+		var live, live5, keep float64
+		for _, r := range rep.Rows {
+			if r.Mode != t.Mode || r.Replay == nil {
+				continue
+			}
+			if r.Replay.Err != "" {
+				chk.Err = r.Replay.Err
+				break
+			}
+			chk.PredUSD += r.Replay.PredUSD
+			chk.PredUSD5m += r.Replay.PredUSD5m
+			live += r.CostUSD
+			live5 += r.CostUSD5m
+			keep += r.Replay.PredUSD / r.Replay.PredPct * 100
+		}
+		if chk.Err == "" && live > 0 {
+			chk.PredPct = pct(chk.PredUSD, keep)
+			chk.GapPct, chk.GapPct5m = pct(chk.PredUSD, live)-100, pct(chk.PredUSD5m, live5)-100
+		}
+		t.Replay = chk
+	}
 }
 
 func firstErr(errs ...error) error {
@@ -258,7 +286,9 @@ func (rep *Report) Table() string {
 				rp = fmt.Sprintf("%.1f", c.PredPct)
 				g0 = fmt.Sprintf("%+.1f", c.GapPct)
 				g5 = fmt.Sprintf("%+.1f", c.GapPct5m)
-				rg = fmt.Sprintf("%+.1f/%+.1f", c.RecordedGap, c.RecordedGap5m)
+				if r.Scenario != "all" {
+					rg = fmt.Sprintf("%+.1f/%+.1f", c.RecordedGap, c.RecordedGap5m)
+				}
 			}
 		}
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
