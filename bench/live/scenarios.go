@@ -136,7 +136,7 @@ func cancelOrders() Scenario {
 func refundIncident() Scenario {
 	return Scenario{
 		Name:  "refund-incident",
-		About: "incident: trace, failing test, fix, commit, migration, profile, index; comes back to write-sql-migration after 12 minutes and to trace-failing-request after seven turns",
+		About: "incident: trace, failing test, fix, commit, migration, profile, index; comes back to write-sql-migration after 11 minutes and to trace-failing-request eight turns later",
 		Turns: []Turn{
 			{Prompt: "Support says order 88121 was refunded more than its total in staging yesterday, request id req-7f3a9e. Find out what happened.", Steps: []Step{
 				Load("triage-web-task"),
