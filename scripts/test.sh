@@ -38,4 +38,10 @@ if [ -x scripts/e2e.sh ]; then
   echo "== end-to-end (real Pi)"
   bash scripts/e2e.sh
 fi
+
+if [ -x scripts/live-bench.sh ]; then
+  echo "== live benchmark (short: one scenario, every mode, real Pi)"
+  go test -tags e2e -count=1 -run '^Test(Scenarios|CheckRejects|BodyMarker|Diagnose)$' ./bench/live/
+  bash scripts/live-bench.sh --short
+fi
 echo "== all checks passed"
