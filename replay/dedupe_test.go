@@ -12,6 +12,7 @@ import (
 func TestDedupeStrategy(t *testing.T) {
 	cfg := rules.Default()
 	cfg.MinKeep = 0
+	cfg.CacheAware.Enabled = false // relevance-only: the older copy is archived at once
 	s := NewDedupeStrategy(lifecycle.New(lifecycle.Catalog{}, cfg))
 	load := func(id, skill, hash string) {
 		s.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: id, Skill: skill, Kind: lifecycle.ByTool, Size: 1000, Hash: hash}})
