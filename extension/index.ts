@@ -788,6 +788,16 @@ export default function skillLifecycle(pi: Pi) {
 		});
 	};
 
+	// skillToolOffered says whether the skill tool is registered in this
+	// process and active (when Pi can tell).
+	const skillToolOffered = (): boolean => {
+		if (!toolRegistered || !side.init) return false;
+		const active = safe(() => (pi as any).getActiveTools?.());
+		if (!Array.isArray(active)) return true;
+		const name = side.init.tool.name;
+		return active.some((t: any) => t === name || t?.name === name);
+	};
+
 	const startAndRestore = async (ctx: Ctx) => {
 		if (await side.start(ctx)) registerTool();
 	};
@@ -816,6 +826,9 @@ export default function skillLifecycle(pi: Pi) {
 
 	pi.on("before_agent_start", async (event: any, ctx: Ctx) => {
 		if (!side.available && !(await side.start(ctx))) return;
+		// The sidecar may start here rather than at session_start (a slow
+		// start): the skill tool is registered now, so the run offers it.
+		registerTool();
 		side.ctx = ctx;
 		const fromOpts = skillsFromOptions(event?.systemPromptOptions);
 		if (fromOpts && !sameSkills(fromOpts, side.skills)) {
@@ -878,6 +891,9 @@ export default function skillLifecycle(pi: Pi) {
 	pi.on("tool_call", async (event: any, ctx: Ctx) => {
 		if (event?.toolName !== "read" && event?.toolName !== "bash") return;
 		if (!side.available && !side.init) return;
+		// Reads of SKILL.md are blocked only while the skill tool is offered:
+		// without it the model has no other way to load a skill.
+		if (!skillToolOffered()) return;
 		const res = await side.request<{ block: boolean; reason?: string }>(
 			"tool_call",
 			{ toolName: event.toolName, callId: event.toolCallId, input: event.input, cwd: ctx.cwd },
