@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
@@ -68,7 +69,7 @@ type dueIndex struct {
 // cacheCase builds the timing question for the due bodies of one request.
 func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int) {
 	cfg := e.cfg.CacheAware
-	c := rules.CacheCase{Config: cfg, Total: r.Total, Cached: r.Previous, BreakAt: -1, Requests: e.requests}
+	c := rules.CacheCase{Config: cfg, Total: r.Total, Cached: r.Previous, BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
 	if r.ChangedFrom > 0 {
 		c.BreakAt = r.ChangedFrom
 	}
@@ -78,7 +79,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 	case r.ModelChanged:
 		c.Cold, c.ColdWhy = true, "the model changed since the previous request"
 	case ttl > 0 && r.SincePrevious > ttl:
-		c.Cold, c.ColdWhy = true, fmt.Sprintf("%s since the previous request, more than cacheTTLSeconds %g", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
+		c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s since the previous request, more than cacheTTLSeconds %g", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
 	}
 	pos := make(map[string]BodyPosition, len(r.Bodies))
 	for _, p := range r.Bodies {
@@ -101,7 +102,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 			continue
 		}
 		cd := rules.Candidate{ID: b.ID, Placeholder: int64(math.Ceil(float64(len(rules.Placeholder(b.Skill))) / cpu)),
-			Overdue: rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1)}
+			Overdue: rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn)}
 		if p, ok := pos[b.ID]; ok {
 			cd.Known, cd.Offset, cd.Size = true, p.Offset, p.Size
 		} else if len(r.Bodies) > 0 {
@@ -112,6 +113,48 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		idx.cand = append(idx.cand, i)
 	}
 	return c, idx, gone
+}
+
+// comeback estimates the probability that the agent needs body i again
+// once it is archived (docs/cache-aware.md, "Comebacks"): 0 for a copy
+// superseded by a live newer copy; 1 for a skill that was archived and
+// loaded again before; comebackLikely for a helper, a skill that a live
+// body calls, a skill loaded more than once, or a body dropped mid-run in
+// the run that loaded it; comebackBase otherwise.
+func (e *Engine) comeback(i, turn int) float64 {
+	cfg := e.cfg.CacheAware
+	b := e.bodies[i]
+	if b.Due != nil && b.Due.Reason.Code == rules.ArchiveSuperseded {
+		return 0
+	}
+	copies := 0
+	for j, o := range e.bodies {
+		if o.Skill != b.Skill {
+			continue
+		}
+		copies++
+		if j < i && o.Archived && (o.Reason == nil || o.Reason.Code != rules.ArchiveSuperseded) {
+			return 1
+		}
+	}
+	p := cfg.ComebackBase
+	likely := copies > 1 || e.HelperOf(b.Skill) != "" ||
+		(b.Due != nil && b.Due.Reason.Code == rules.ArchiveMidRun && b.Run == turn)
+	if !likely {
+		for _, o := range e.bodies {
+			if o.Archived || o.Due != nil || o.Skill == b.Skill {
+				continue
+			}
+			if s := e.info[o.Skill]; s != nil && slices.Contains(s.Calls, b.Skill) {
+				likely = true
+				break
+			}
+		}
+	}
+	if likely {
+		p = max(p, cfg.ComebackLikely)
+	}
+	return p
 }
 
 // archiveDue archives a due body at this request, with the timing verdict.

@@ -16,6 +16,11 @@ func cacheCfg(on bool) rules.Config {
 	c.CacheAware.HorizonTurns = 1
 	c.CacheAware.MaxDueShare = 1000 // no context bound, except where a case sets one
 	c.CacheAware.MaxRemainingRequests = 40
+	c.CacheAware.BoundMinChars = 0  // no absolute floor, except where a case sets one
+	c.CacheAware.ComebackBase = 0   // no comebacks, except where a case sets them
+	c.CacheAware.ComebackLikely = 0 //
+	c.CacheAware.ColdConfidence = 1 // a request past the lifetime is cold
+	c.CacheAware.HorizonWarm = true
 	return c
 }
 
@@ -196,5 +201,49 @@ func TestPlanRequestChangesNothing(t *testing.T) {
 	ds := e.BeforeRequest(*evReq(8, time.Second, "s", "a").Request)
 	if len(plan) != 1 || !plan[0].Archive || len(ds) != 1 || ds[0].Timing == nil || ds[0].Timing.Text != plan[0].Text {
 		t.Errorf("plan %v and decisions %v disagree", plan, ds)
+	}
+}
+
+// TestComebackEstimate pins the comeback probabilities the engine gives
+// PlanArchives (docs/cache-aware.md, "Comebacks"): comebackBase 0.25,
+// comebackLikely 0.6.
+func TestComebackEstimate(t *testing.T) {
+	ld := func(id, skill string, run int) Record {
+		return Record{V: 1, Action: ActLoad, ID: id, Skill: skill, Run: run}
+	}
+	due := func(id string, code rules.Code, run int) Record {
+		return Record{V: 1, Action: ActDue, ID: id, Reason: &rules.Reason{Code: code}, Run: run}
+	}
+	arch := func(id string, code rules.Code) Record {
+		return Record{V: 1, Action: ActArchive, ID: id, Reason: &rules.Reason{Code: code}}
+	}
+	tests := []struct {
+		name string
+		recs []Record
+		id   string
+		turn int
+		want float64
+	}{
+		{"nothing known: comebackBase", []Record{ld("a", "eda", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25},
+		{"a helper", []Record{ld("p", "plot", 1), due("p", rules.ArchiveNotRelevant, 2)}, "p", 2, 0.6},
+		{"called by a live body", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.6},
+		{"called by a body that is itself due: no", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("t", rules.ArchiveNotRelevant, 2), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25},
+		{"a superseded copy: 0", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), due("a1", rules.ArchiveSuperseded, 1)}, "a1", 1, 0},
+		{"loaded twice: likely", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), arch("a1", rules.ArchiveSuperseded), due("a2", rules.ArchiveNotRelevant, 2)}, "a2", 2, 0.6},
+		{"archived, then loaded again: certain", []Record{ld("a1", "eda", 1), arch("a1", rules.ArchiveNotRelevant), ld("a2", "eda", 2), due("a2", rules.ArchiveNotRelevant, 3)}, "a2", 3, 1},
+		{"dropped mid-run in its own run", []Record{ld("a", "eda", 2), due("a", rules.ArchiveMidRun, 2)}, "a", 2, 0.6},
+		{"dropped mid-run, loaded in an earlier run", []Record{ld("a", "eda", 1), due("a", rules.ArchiveMidRun, 2)}, "a", 2, 0.25},
+	}
+	c := rules.Default()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(testCatalog(), c)
+			if probs := e.Restore(tc.recs); len(probs) != 0 {
+				t.Fatalf("restore: %v", probs)
+			}
+			if got := e.comeback(e.byID[tc.id], tc.turn); got != tc.want {
+				t.Errorf("comeback = %g, want %g", got, tc.want)
+			}
+		})
 	}
 }

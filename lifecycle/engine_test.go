@@ -127,8 +127,11 @@ func drive(t testing.TB, e *Engine, steps []step) []Decision {
 	return all
 }
 
+// cfg is the default configuration with relevance-only archiving (bodies
+// the rules drop are archived at once), which the judgement tests assert.
 func cfg(mod func(*rules.Config)) rules.Config {
 	c := rules.Default()
+	c.CacheAware.Enabled = false
 	if mod != nil {
 		mod(&c)
 	}

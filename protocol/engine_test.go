@@ -116,7 +116,7 @@ func waitRecords(t testing.TB, r *recorder, n int) []lifecycle.Decision {
 }
 
 func TestArchiveAfterUnrelatedPrompt(t *testing.T) {
-	h := packServer(t, `{"minKeep": 0}`)
+	h := packServer(t, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	load := BeforeRequestParams{Loads: []LoadRef{{ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Size: 4000}}}
 
 	if err := h.call(MethodRunStart, struct{}{}, nil); err != nil {

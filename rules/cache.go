@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -38,6 +39,12 @@ type CacheAware struct {
 	// HorizonRequests, when above 0, also archives a due body once it has
 	// been kept for this many requests.
 	HorizonRequests int `json:"horizonRequests"`
+	// HorizonWarm makes the horizon archive an overdue body whatever the
+	// cache: true breaks a warm cache at the body. False (the default): an
+	// overdue body goes at a cold request, when a rewrite reaches it, when
+	// archiving pays without counting a comeback, or when the context
+	// bound needs it.
+	HorizonWarm bool `json:"horizonWarm"`
 	// MaxDueShare bounds the context that due bodies may hold: when the
 	// bodies kept due would make the request more than this fraction
 	// larger than it would be with them archived, the cheapest batch that
@@ -49,12 +56,32 @@ type CacheAware struct {
 	// MaxRemainingRequests].
 	MinRemainingRequests int `json:"minRemainingRequests"`
 	MaxRemainingRequests int `json:"maxRemainingRequests"`
+	// BoundMinChars is the size in characters below which the bodies kept
+	// due never trigger the context bound: small early contexts are not
+	// rewritten for a few thousand characters.
+	BoundMinChars float64 `json:"boundMinChars"`
+	// ComebackBase is the probability that the agent needs an archived
+	// body again when nothing more is known of it; ComebackLikely the
+	// probability when something points to it (a helper, a skill a live
+	// body calls, a skill loaded more than once, a body dropped mid-run in
+	// the run that uses it). A skill archived once and loaded again counts
+	// as certain to come back. The expected comeback (a request re-reading
+	// the context, the body written again) is charged to every archive.
+	ComebackBase   float64 `json:"comebackBase"`
+	ComebackLikely float64 `json:"comebackLikely"`
+	// ColdConfidence is the probability that a request more than
+	// cacheTTLSeconds after the previous one really finds the cache cold
+	// (a provider may keep it longer: Anthropic's 1-hour cache, extended
+	// retention, a host that keeps it warm). 1 trusts the lifetime fully.
+	// A cold cache reported by the host, a model change or a compaction is
+	// certain whatever this says.
+	ColdConfidence float64 `json:"coldConfidence"`
 }
 
 // DefaultCacheAware is the `cacheAware` option when no file sets it.
 func DefaultCacheAware() CacheAware {
 	return CacheAware{
-		Enabled:              false,
+		Enabled:              true,
 		ReadPrice:            0.1,
 		WritePrice:           1.25,
 		CacheTTLSeconds:      300,
@@ -63,6 +90,10 @@ func DefaultCacheAware() CacheAware {
 		MaxDueShare:          0.15,
 		MinRemainingRequests: 2,
 		MaxRemainingRequests: 20,
+		BoundMinChars:        40000,
+		ComebackBase:         0.25,
+		ComebackLikely:       0.6,
+		ColdConfidence:       0.5,
 	}
 }
 
@@ -96,6 +127,9 @@ type Candidate struct {
 	Overdue bool `json:"overdue,omitempty"`
 	// Known is false when the host gave no position for the body.
 	Known bool `json:"known"`
+	// Comeback is the probability (0 to 1) that the agent needs the body
+	// again after it is archived (see CacheAware.ComebackBase).
+	Comeback float64 `json:"comeback,omitempty"`
 }
 
 // CacheCase is everything the timing decision looks at for one request.
@@ -113,12 +147,19 @@ type CacheCase struct {
 	// says why, for reasons.
 	Cold    bool
 	ColdWhy string
+	// ColdChance, when Cold is false and it is above 0, is the probability
+	// that the cache is cold all the same (the lifetime has passed, see
+	// CacheAware.ColdConfidence): the gains are weighed by it.
+	ColdChance float64
 	// BreakAt is the offset of the earliest change this request already
 	// makes to the previously sent prefix (-1: none known).
 	BreakAt int64
 	// Requests is the number of requests made so far in the session,
 	// including this one.
 	Requests int
+	// CharsPerUnit is the number of characters in a unit of the offsets
+	// (0 or 1: characters), for BoundMinChars.
+	CharsPerUnit float64
 }
 
 // Timing is the timing verdict for one candidate.
@@ -183,6 +224,30 @@ func ColdSaving(freed int64, w float64) float64 {
 	return w * float64(freed)
 }
 
+// ComebackCost is the expected extra cost of archiving a body of size
+// units with probability p that the agent needs it again, in a request of
+// total units: the comeback is one more request that reads the context
+// from the cache (r·total) and writes the body again (w·size).
+func ComebackCost(p float64, total, size int64, r, w float64) float64 {
+	if p <= 0 {
+		return 0
+	}
+	return min(p, 1) * (r*float64(max(total, 0)) + w*float64(max(size, 0)))
+}
+
+// Expected is the expected gain of archiving bodies at once: the one-time
+// cost, a saving now (the cold saving, 0 when the cache is hot), the saving
+// per later request over n requests, and the comeback costs. Each body
+// saves only while it stays archived, so its saving is weighed by 1 − p.
+func Expected(cost float64, now, perReq []float64, comeback []float64, p []float64, n int) float64 {
+	g := -cost
+	for i := range perReq {
+		q := 1 - min(max(p[i], 0), 1)
+		g += now[i] + q*perReq[i]*float64(n) - comeback[i]
+	}
+	return g
+}
+
 // Pays reports whether archiving pays: the saving per request over the
 // expected remaining requests exceeds the one-time cost.
 func Pays(cost, save float64, requests int) bool {
@@ -206,10 +271,18 @@ func PlanArchives(c CacheCase) []Timing {
 	n := RemainingRequests(c.Requests, cfg.MinRemainingRequests, cfg.MaxRemainingRequests)
 	out := make([]Timing, len(c.Candidates))
 	freed := func(cd Candidate) int64 { return max(cd.Size-cd.Placeholder, 0) }
-	if c.Cold {
+	back := func(cd Candidate) float64 { return ComebackCost(cd.Comeback, c.Total, cd.Size, r, w) }
+	if c.Cold || c.ColdChance >= 1 {
 		for i, cd := range c.Candidates {
-			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeCold, Save: ColdSaving(freed(cd), w), Requests: n,
-				Text: fmt.Sprintf("archived now: the prompt cache is cold (%s), so nothing cached is lost and this request already saves %s", c.ColdWhy, num(ColdSaving(freed(cd), w)))}
+			cs := ColdSaving(freed(cd), w)
+			g := Expected(0, []float64{cs}, []float64{SavingPerRequest(freed(cd), r)}, []float64{back(cd)}, []float64{cd.Comeback}, n)
+			if cd.Overdue || g >= 0 {
+				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeCold, Save: cs, Requests: n,
+					Text: fmt.Sprintf("archived now: the prompt cache is cold (%s), so nothing cached is lost and this request already saves %s", c.ColdWhy, num(cs))}
+				continue
+			}
+			out[i] = Timing{ID: cd.ID, Code: TimeDefer, Save: cs, Requests: n,
+				Text: fmt.Sprintf("kept for now: the prompt cache is cold (%s), but the agent is likely to need the body again (comeback probability %s, expected comeback cost %s against a saving of %s now and %s a request)", c.ColdWhy, num(cd.Comeback), num(back(cd)), num(cs), num(SavingPerRequest(freed(cd), r)))}
 		}
 		return out
 	}
@@ -219,8 +292,15 @@ func PlanArchives(c CacheCase) []Timing {
 		brk, brkWhy = c.BreakAt, "another change to the context"
 	}
 	var known []int
+	c.Candidates = slices.Clone(c.Candidates)
 	for i, cd := range c.Candidates {
 		switch {
+		case cd.Overdue && cd.Known && !cfg.HorizonWarm:
+			// Past the horizon the rules have dropped the body for long
+			// enough that no comeback is counted; a warm rewrite must
+			// still pay (the context bound caps what stays).
+			c.Candidates[i].Comeback = 0
+			known = append(known, i)
 		case cd.Overdue:
 			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeHorizon, Save: SavingPerRequest(freed(cd), r), Requests: n,
 				Text: "archived now: kept as long as the horizon allows (" + horizonText(cfg) + ")"}
@@ -262,19 +342,26 @@ func PlanArchives(c CacheCase) []Timing {
 	if c.Cached > 0 {
 		upTo = min(upTo, c.Cached)
 	}
+	// The cache may be cold (the lifetime has passed): with probability q
+	// the rewrite costs nothing and the request saves the write of the
+	// bodies; otherwise it is the hot case.
+	q := min(max(c.ColdChance, 0), 1)
 	for {
 		// The batch starting at each candidate before the break holds it
 		// and every later one.
 		cost := make([]float64, len(before))
 		save := make([]float64, len(before))
 		var shrink int64
+		var now, per, cb, p []float64
 		bestK, bestNet := -1, 0.0
 		for k := len(before) - 1; k >= 0; k-- {
 			cd := c.Candidates[before[k]]
 			shrink += freed(cd)
-			cost[k] = BreakCost(cd.Offset, max(upTo, cd.Offset), shrink, r, w)
+			cost[k] = (1 - q) * BreakCost(cd.Offset, max(upTo, cd.Offset), shrink, r, w)
 			save[k] = SavingPerRequest(shrink, r)
-			if net := save[k]*float64(n) - cost[k]; Pays(cost[k], save[k], n) && net > bestNet {
+			now, per = append(now, q*ColdSaving(freed(cd), w)), append(per, SavingPerRequest(freed(cd), r))
+			cb, p = append(cb, back(cd)), append(p, cd.Comeback)
+			if net := Expected(cost[k], now, per, cb, p, n); net > 0 && net > bestNet {
 				bestK, bestNet = k, net
 			}
 		}
@@ -297,11 +384,11 @@ func PlanArchives(c CacheCase) []Timing {
 			cd := c.Candidates[i]
 			if bestK >= 0 && k >= bestK {
 				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimePays, Cost: cost[bestK], Save: save[bestK], Requests: n,
-					Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(save[bestK]*float64(n)), n)}
+					Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests%s", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(save[bestK]*float64(n)), n, maybeCold(c))}
 				continue
 			}
 			out[i] = Timing{ID: cd.ID, Code: TimeDefer, Cost: cost[k], Save: save[k], Requests: n,
-				Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(save[k]*float64(n)), n, horizonText(cfg))}
+				Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests%s; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(save[k]*float64(n)), n, maybeCold(c), horizonText(cfg))}
 		}
 		return out
 	}
@@ -326,7 +413,8 @@ func boundStart(c CacheCase, out []Timing, before []int, bestK int, freed func(C
 		left += freed(c.Candidates[i])
 	}
 	rest := c.Total - archived - left
-	for from > 0 && overBound(left, rest, c.Config.MaxDueShare) {
+	cpu := max(c.CharsPerUnit, 1)
+	for from > 0 && overBound(left, rest, c.Config.MaxDueShare) && float64(left)*cpu >= c.Config.BoundMinChars {
 		from--
 		left -= freed(c.Candidates[before[from]])
 	}
@@ -343,6 +431,15 @@ func overBound(left, rest int64, share float64) bool {
 		return false
 	}
 	return float64(left) > share*float64(max(rest, 0))
+}
+
+// maybeCold notes, for texts, that the cost was weighed by the chance of
+// a cold cache.
+func maybeCold(c CacheCase) string {
+	if c.ColdChance <= 0 || c.Cold {
+		return ""
+	}
+	return fmt.Sprintf(" (the cache is cold with probability %s: %s; the cost is weighed by the chance that it is still warm)", num(c.ColdChance), c.ColdWhy)
 }
 
 func knownAny(cs []Candidate) bool {
@@ -398,7 +495,7 @@ const (
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests}, got " + describe(raw)}}
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
@@ -445,8 +542,25 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 			num(k, 0, 1000, false, func(v float64) { c.MaxDueShare = v })
 		case "maxRemainingRequests":
 			num(k, 0, maxCount, true, func(v float64) { c.MaxRemainingRequests = int(v) })
+		case "boundMinChars":
+			num(k, 0, 1e12, false, func(v float64) { c.BoundMinChars = v })
+		case "horizonWarm":
+			switch string(bytes.TrimSpace(k.raw)) {
+			case "true":
+				c.HorizonWarm = true
+			case "false":
+				c.HorizonWarm = false
+			default:
+				probs = append(probs, ruleProblem{skills.Error, "cacheAware.horizonWarm", "must be true or false, got " + describe(k.raw)})
+			}
+		case "comebackBase":
+			num(k, 0, 1, false, func(v float64) { c.ComebackBase = v })
+		case "comebackLikely":
+			num(k, 0, 1, false, func(v float64) { c.ComebackLikely = v })
+		case "coldConfidence":
+			num(k, 0, 1, false, func(v float64) { c.ColdConfidence = v })
 		default:
-			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests)"
+			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence)"
 			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
 		}
 	}

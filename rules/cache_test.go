@@ -15,11 +15,32 @@ func caseConfig() CacheAware {
 	c.Enabled = true
 	c.MaxDueShare = 1000 // no context bound, except where a case sets one
 	c.MaxRemainingRequests = 40
+	c.BoundMinChars = 0 // no absolute floor for the bound, except where a case sets one
+	c.HorizonWarm = true
 	return c
 }
 
 func cand(id string, off int64) Candidate {
 	return Candidate{ID: id, Offset: off, Size: 1000, Placeholder: 100, Known: true}
+}
+
+func withP(c Candidate, p float64) Candidate { c.Comeback = p; return c }
+
+func TestComebackCost(t *testing.T) {
+	for _, tc := range []struct {
+		p           float64
+		total, size int64
+		want        float64
+	}{
+		{0, 10000, 1000, 0},
+		{1, 10000, 1000, 2250}, // 0.1 × 10,000 + 1.25 × 1,000
+		{0.6, 50000, 3000, 0.6 * (5000 + 3750)},
+		{2, 10000, 1000, 2250}, // clamped to 1
+	} {
+		if got := ComebackCost(tc.p, tc.total, tc.size, 0.1, 1.25); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("ComebackCost(%g, %d, %d) = %g, want %g", tc.p, tc.total, tc.size, got, tc.want)
+		}
+	}
 }
 
 func TestBreakEvenArithmetic(t *testing.T) {
@@ -166,6 +187,27 @@ func TestPlanArchives(t *testing.T) {
 		{"context bound: 0 allows no due body",
 			[]Candidate{cand("a", 0)}, 11000, false, -1, 2,
 			[]want{{true, TimeBound, 11525, 90}}, "maxDueShare 0", 0.0001},
+		// Comebacks: a at 8,000 of 10,000, 40 requests. Cost 1.25 × 1,100 −
+		// 0.1 × 2,000 = 1,175; saving 90 a request, 3,600 over 40. A
+		// comeback costs 0.1 × 10,000 + 1.25 × 1,000 = 2,250.
+		{"comeback 0.25: 0.75 × 3,600 − 1,175 − 0.25 × 2,250 = 962.5 > 0: archived",
+			[]Candidate{withP(cand("a", 8000), 0.25)}, 10000, false, -1, 40,
+			[]want{{true, TimePays, 1175, 90}}, "it pays", 0},
+		{"comeback 0.5: 0.5 × 3,600 − 1,175 − 0.5 × 2,250 = −500: kept",
+			[]Candidate{withP(cand("a", 8000), 0.5)}, 10000, false, -1, 40,
+			[]want{{false, TimeDefer, 1175, 90}}, "kept for now", 0},
+		{"cold, comeback 1 (archived and reloaded before): 1,125 − 2,250 < 0: kept",
+			[]Candidate{withP(cand("a", 8000), 1)}, 10000, true, -1, 40,
+			[]want{{false, TimeDefer, 0, 1125}}, "likely to need the body again", 0},
+		{"cold, comeback 0.5: 1,125 + 0.5 × 3,600 − 0.5 × 2,250 = 1,800: archived",
+			[]Candidate{withP(cand("a", 8000), 0.5)}, 10000, true, -1, 40,
+			[]want{{true, TimeCold, 0, 1125}}, "cache is cold", 0},
+		{"cold, comeback 1 but overdue: the horizon wins",
+			[]Candidate{{ID: "a", Offset: 8000, Size: 1000, Placeholder: 100, Known: true, Overdue: true, Comeback: 1}}, 10000, true, -1, 40,
+			[]want{{true, TimeCold, 0, 1125}}, "cache is cold", 0},
+		{"context bound below boundMinChars: 1,800 due is over 15% but under 2,000 characters: kept",
+			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 2,
+			[]want{{false, TimeDefer, 1200, 180}, {false, TimeDefer, 600, 90}}, "kept for now", -2000},
 		{"positions unknown: waits",
 			[]Candidate{{ID: "a", Size: 1000, Placeholder: 100}}, 0, false, -1, 10,
 			[]want{{false, TimeDefer, 0, 0}}, "no position", 0},
@@ -178,6 +220,9 @@ func TestPlanArchives(t *testing.T) {
 			cfg := caseConfig()
 			if tc.share > 0 {
 				cfg.MaxDueShare = tc.share
+			}
+			if tc.share < 0 { // a bound of 15% with a floor of −share characters
+				cfg.MaxDueShare, cfg.BoundMinChars = 0.15, -tc.share
 			}
 			got := PlanArchives(CacheCase{Config: cfg, Candidates: tc.cands, Total: tc.total, Cold: tc.cold,
 				ColdWhy: "test", BreakAt: tc.breakAt, Requests: tc.requests})
@@ -280,5 +325,75 @@ func TestDueBodiesAndCaps(t *testing.T) {
 		if Revives(c.code) != c.want {
 			t.Errorf("Revives(%s) = %v, want %v", c.code, !c.want, c.want)
 		}
+	}
+}
+
+// TestPlanArchivesMaybeCold pins the weighing when the lifetime has passed
+// but the cache may still be warm (coldConfidence q): the rewrite costs
+// (1 − q) × BreakCost and the request saves q × the write of the body.
+func TestPlanArchivesMaybeCold(t *testing.T) {
+	tests := []struct {
+		name    string
+		cand    Candidate
+		total   int64
+		q       float64
+		archive bool
+		code    Code
+		cost    float64
+	}{
+		// a at 8,000 of 10,000, 40 requests, comeback 0.25: 0.5 × 1,175 =
+		// 587.5 once; 0.5 × 1,125 = 562.5 now; 0.75 × 90 × 40 = 2,700 later;
+		// comeback 0.25 × 2,250 = 562.5. Net 2,112.5: archived.
+		{"near the tail, q 0.5: archived", withP(cand("a", 8000), 0.25), 10000, 0.5, true, TimePays, 587.5},
+		// a at 0 of 40,000: BreakCost 1.25 × 39,100 − 0.1 × 40,000 = 44,875,
+		// half of it 22,437.5 against 562.5 + 2,700 − 0.25 × 5,250: kept.
+		{"at the head, q 0.5: kept", withP(cand("a", 0), 0.25), 40000, 0.5, false, TimeDefer, 22437.5},
+		{"at the head, q 1: cold, archived", withP(cand("a", 0), 0.25), 40000, 1, true, TimeCold, 0},
+		{"at the head, q 0: the hot case", withP(cand("a", 0), 0.25), 40000, 0, false, TimeDefer, 44875},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := PlanArchives(CacheCase{Config: caseConfig(), Candidates: []Candidate{tc.cand}, Total: tc.total,
+				ColdChance: tc.q, ColdWhy: "test", BreakAt: -1, Requests: 40})
+			if got[0].Archive != tc.archive || got[0].Code != tc.code || math.Abs(got[0].Cost-tc.cost) > 1e-6 {
+				t.Errorf("got %+v, want archive %v code %s cost %g", got[0], tc.archive, tc.code, tc.cost)
+			}
+		})
+	}
+}
+
+// TestOverdueWithoutHorizonWarm: with horizonWarm false an overdue body is
+// not forced out of a warm cache; it is weighed without a comeback.
+func TestOverdueWithoutHorizonWarm(t *testing.T) {
+	od := func(off int64, p float64) Candidate {
+		c := withP(cand("a", off), p)
+		c.Overdue = true
+		return c
+	}
+	tests := []struct {
+		name    string
+		cand    Candidate
+		total   int64
+		cold    bool
+		archive bool
+		code    Code
+		cost    float64
+	}{
+		// BreakCost 44,875 against 90 × 40 = 3,600: kept.
+		{"at the head, warm: kept", od(0, 0), 40000, false, false, TimeDefer, 44875},
+		// 1,175 against 3,600, the comeback 0.6 not counted: archived.
+		{"near the tail, warm, comeback ignored: pays", od(8000, 0.6), 10000, false, true, TimePays, 1175},
+		{"cold: goes", od(0, 1), 40000, true, true, TimeCold, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := caseConfig()
+			cfg.HorizonWarm = false
+			got := PlanArchives(CacheCase{Config: cfg, Candidates: []Candidate{tc.cand}, Total: tc.total,
+				Cold: tc.cold, ColdWhy: "test", BreakAt: -1, Requests: 40})
+			if got[0].Archive != tc.archive || got[0].Code != tc.code || math.Abs(got[0].Cost-tc.cost) > 1e-6 {
+				t.Errorf("got %+v, want archive %v code %s cost %g", got[0], tc.archive, tc.code, tc.cost)
+			}
+		})
 	}
 }

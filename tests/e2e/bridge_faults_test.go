@@ -78,7 +78,7 @@ func scenarioSidecarKilled(t *testing.T, pi PiInstall) {
 		}
 		return Say("Done.")
 	}
-	env, prov, _ := bridgeEnv(t, pi, script, `{"minKeep": 0}`)
+	env, prov, _ := bridgeEnv(t, pi, script, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Approve: pi.TrustGated, Prompts: []string{
 		"When is high tide tomorrow at the harbour?",
 		"How long should sourdough bread dough proof at room temperature before baking?",
@@ -120,7 +120,7 @@ func TestBridgeResumeAndFork(t *testing.T) {
 	env, prov, _ := bridgeEnv(t, Pi16(t), Steps(
 		[]Reply{load("tide-tables"), Say("High tide is at 06:12.")},
 		[]Reply{Say("About two hours.")},
-	), `{"minKeep": 0}`)
+	), `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	first := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
 		"When is high tide tomorrow at the harbour?",
 		"How long should sourdough bread dough proof at room temperature before baking?",
@@ -247,7 +247,7 @@ func TestBridgeSidecarHangs(t *testing.T) {
 		}
 		return Say("Done.")
 	}
-	env, prov, _ := bridgeEnv(t, Pi16(t), script, `{"minKeep": 0}`)
+	env, prov, _ := bridgeEnv(t, Pi16(t), script, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	t.Cleanup(func() {
 		for _, pid := range stopped {
 			_ = syscall.Kill(pid, syscall.SIGKILL)

@@ -69,7 +69,7 @@ func TestBridgePinAndEntrySurvive(t *testing.T) {
 		[]Reply{load("triage-web-task"), load("trace-failing-request"), Say("It is a nil map in the handler.")},
 		[]Reply{Say("Release notes written.")},
 		[]Reply{Say("Migration written.")},
-	), `{"minKeep": 0}`)
+	), `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
 		"The /orders endpoint returns 500 for some customers since this morning; find out why.",
 		"/skills-pin trace-failing-request",
@@ -110,7 +110,7 @@ func TestBridgeMidRunLoad(t *testing.T) {
 	env, prov := packEnv(t, Steps(
 		[]Reply{load("write-sql-migration"), Say("Migration added.")},
 		[]Reply{load("trace-failing-request"), load("format-commit-message"), Say("Fixed and committed.")},
-	), "")
+	), `{"cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
 		"Add a migration with an index on orders.customer_id.",
 		"Some requests to /orders fail with a 500 since this morning; find out why and commit the fix.",
@@ -142,7 +142,7 @@ func TestBridgeReloadKeepsLatest(t *testing.T) {
 	t.Parallel()
 	env, prov, _ := bridgeEnv(t, Pi16(t), Steps(
 		[]Reply{load("tide-tables"), load("tide-tables"), Say("Done.")},
-	), "")
+	), `{"cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{"When is high tide tomorrow?"}})
 	checkNoBridgeErrors(t, res)
 	reqs := prov.Requests()
@@ -169,7 +169,7 @@ func TestBridgeSkillCommandArchived(t *testing.T) {
 	env, prov, paths := bridgeEnv(t, Pi16(t), Steps(
 		[]Reply{Say("High tide is at 06:12.")},
 		[]Reply{Say("About two hours.")},
-	), `{"minKeep": 0}`)
+	), `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
 		"/skill:tide-tables when is high tide tomorrow at the harbour?",
 		"How long should sourdough bread dough proof at room temperature before baking?",

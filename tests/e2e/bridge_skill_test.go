@@ -203,7 +203,7 @@ func scenarioArchive(t *testing.T, pi PiInstall) {
 		[]Reply{Do(Call{Name: "skill", Args: map[string]any{"name": "tide-tables"}}), Say("High tide is at 06:12.")},
 		[]Reply{Say("Low tide is at 12:30.")},
 		[]Reply{Say("About two hours.")},
-	), `{"minKeep": 0}`)
+	), `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Prompts: []string{
 		"When is high tide tomorrow at the harbour?",
 		"And when are the low tides at the harbour on Friday, from the same tide tables?",
