@@ -15,12 +15,14 @@ import (
 
 // CacheAware is the `cacheAware` option: when the bodies that the
 // relevance rules drop are actually archived. Off ("relevance-only"), a
-// body is archived as soon as it is judged. On, it is only marked due, and
-// archived at a model request when that pays under prefix-cache pricing:
+// body is archived as soon as it is judged. On (the default), it is only
+// marked due, and archived at a model request when that pays under
+// prefix-cache pricing, counting the chance that the agent needs it again:
 // the cache is cold anyway, or the prefix is already broken at or before
 // the body, or the savings over the expected remaining requests exceed the
-// one-time cost of rewriting what follows it; and at the latest after a
-// bounded horizon. docs/cache-aware.md explains the arithmetic.
+// one-time cost of rewriting what follows it plus the expected comeback;
+// the context bound caps what stays due. docs/cache-aware.md explains the
+// arithmetic.
 type CacheAware struct {
 	Enabled bool `json:"enabled"`
 	// ReadPrice and WritePrice are the prices of a cached read and of a
