@@ -212,3 +212,31 @@ func (e *Engine) SetRequestCount(n int) {
 
 // RequestCount returns the number of model requests the engine knows of.
 func (e *Engine) RequestCount() int { return e.requests }
+
+// ReviveCopy is for a host that answers a repeated skill load with "already
+// loaded" (dedupe): when the identical body of skill (same content hash) is
+// still whole in the context but due for archive, because cache-aware
+// archiving kept it there, loading the skill again shows that the agent
+// needs it. The mark is dropped (an undue record with reason loaded-again)
+// and the copy is returned, so the host can point the agent to it instead
+// of delivering a second copy. A copy superseded by a newer live one, an
+// archived copy, or one without a hash is not revived; ok is false then and
+// nothing changes.
+func (e *Engine) ReviveCopy(skill, hash string) (b Body, ds []Decision, ok bool) {
+	if skill == "" || hash == "" {
+		return Body{}, nil, false
+	}
+	for i := len(e.bodies) - 1; i >= 0; i-- {
+		c := e.bodies[i]
+		if c.Skill != skill || c.Archived {
+			continue
+		}
+		// The latest live copy of the skill decides.
+		if c.Hash != hash || c.Due == nil || c.Due.Reason.Code == rules.ArchiveSuperseded {
+			return Body{}, nil, false
+		}
+		d := e.undue(i, rules.Reason{Code: rules.KeepReloaded, Text: fmt.Sprintf("skill %q was loaded again while this copy was still in the context: it is kept", skill)})
+		return cloneBody(e.bodies[i]), []Decision{d}, true
+	}
+	return Body{}, nil, false
+}

@@ -247,3 +247,58 @@ func TestComebackEstimate(t *testing.T) {
 		})
 	}
 }
+
+// TestReviveCopy: a due copy with the same hash is revived (undue, and the
+// restored engine agrees); other copies are not.
+func TestReviveCopy(t *testing.T) {
+	ld := func(id, skill, hash string) Record {
+		return Record{V: 1, Action: ActLoad, ID: id, Skill: skill, Hash: hash, Run: 1}
+	}
+	due := func(id string, code rules.Code) Record {
+		return Record{V: 1, Action: ActDue, ID: id, Reason: &rules.Reason{Code: code}, Run: 2}
+	}
+	tests := []struct {
+		name   string
+		recs   []Record
+		hash   string
+		wantID string // "" when nothing is revived
+	}{
+		{"due, same hash: revived", []Record{ld("a", "eda", "h1"), due("a", rules.ArchiveNotRelevant)}, "h1", "a"},
+		{"due, another hash: not", []Record{ld("a", "eda", "h1"), due("a", rules.ArchiveNotRelevant)}, "h2", ""},
+		{"not due: nothing to revive", []Record{ld("a", "eda", "h1")}, "h1", ""},
+		{"archived: not", []Record{ld("a", "eda", "h1"), {V: 1, Action: ActArchive, ID: "a"}}, "h1", ""},
+		{"a superseded copy: not", []Record{ld("a1", "eda", "h1"), ld("a2", "eda", "h2"), due("a1", rules.ArchiveSuperseded)}, "h1", ""},
+		{"no hash: not", []Record{ld("a", "eda", ""), due("a", rules.ArchiveNotRelevant)}, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(testCatalog(), rules.Default())
+			if probs := e.Restore(tc.recs); len(probs) != 0 {
+				t.Fatalf("restore: %v", probs)
+			}
+			b, ds, ok := e.ReviveCopy("eda", tc.hash)
+			if ok != (tc.wantID != "") || b.ID != tc.wantID {
+				t.Fatalf("ReviveCopy = %q, %v; want %q", b.ID, ok, tc.wantID)
+			}
+			if !ok {
+				if len(ds) != 0 {
+					t.Errorf("decisions without a revive: %v", ds)
+				}
+				return
+			}
+			if len(ds) != 1 || ds[0].Action != ActUndue || ds[0].Reason.Code != rules.KeepReloaded {
+				t.Fatalf("decisions %+v, want one undue loaded-again", ds)
+			}
+			if got, _ := e.LiveCopy("eda"); got.Due != nil {
+				t.Errorf("the copy is still due")
+			}
+			r := New(testCatalog(), rules.Default())
+			if probs := r.Restore(roundTrip(t, append(tc.recs, ds...))); len(probs) != 0 {
+				t.Fatalf("restore: %v", probs)
+			}
+			if d := cmp.Diff(e.State(), r.State()); d != "" {
+				t.Errorf("restored state (-live +restored):\n%s", d)
+			}
+		})
+	}
+}

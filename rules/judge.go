@@ -56,6 +56,7 @@ const (
 	KeepCaller     Code = "caller"       // calls the newly loaded skill (protectCallers)
 	KeepLoader     Code = "loader"       // loaded just before the new skill (protectLoader)
 	KeepHelperLoad Code = "helper-load"  // the new skill is a helper: nothing is evicted
+	KeepReloaded   Code = "loaded-again" // the agent loaded the skill again while its due copy was still there
 )
 
 // Reasons to archive a body.
@@ -230,7 +231,7 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 // it due.
 func Revives(code Code) bool {
 	switch code {
-	case KeepPinned, KeepEntry, KeepRelevant, KeepRule, KeepCaller, KeepLoader, KeepDisabled:
+	case KeepPinned, KeepEntry, KeepRelevant, KeepRule, KeepCaller, KeepLoader, KeepDisabled, KeepReloaded:
 		return true
 	}
 	return false
