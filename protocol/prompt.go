@@ -12,15 +12,16 @@ const ToolName = "skill"
 // It never changes within a release, so the system prompt stays the same
 // from one turn to the next and the provider's prompt cache holds.
 const protocolText = `The following skills provide specialized instructions for specific tasks.
-When a task matches a skill's description, call the skill tool with the skill's name to load its instructions; do not read SKILL.md files directly.
-The skill tool also gives the skill's base directory: resolve relative paths in a skill against it and read the skill's other files with the usual tools.
-A skill's instructions that are no longer in use may later be shown as a short placeholder; call the skill tool again if you need them.`
+When a task matches a skill's description, load it with the skill tool (not by reading SKILL.md); it also gives the skill's base directory, against which the skill's relative paths resolve.
+Instructions no longer in use may be replaced by a placeholder: call the skill tool again when you need them.`
 
 // systemPromptSection renders the listing that replaces the host's skills
-// section: protocolText, then every model-visible skill's name,
-// description and location, XML-escaped, in the host's order. It depends
-// only on the skill list, so it is identical on every turn. With no
-// model-visible skill there is no section ("").
+// section: protocolText, then every model-visible skill's name and
+// description, XML-escaped, in the host's order. Locations are left out: the
+// model loads skills through the tool, which names the base directory, and
+// every listed path would be paid for in every request. It depends only on
+// the skill list, so it is identical on every turn. With no model-visible
+// skill there is no section ("").
 func systemPromptSection(list []HostSkill) string {
 	visible := 0
 	for _, s := range list {
@@ -42,9 +43,7 @@ func systemPromptSection(list []HostSkill) string {
 		b.WriteString(xmlEscaper.Replace(s.Name))
 		b.WriteString("</name>\n    <description>")
 		b.WriteString(xmlEscaper.Replace(s.Description))
-		b.WriteString("</description>\n    <location>")
-		b.WriteString(xmlEscaper.Replace(s.Path))
-		b.WriteString("</location>\n  </skill>\n")
+		b.WriteString("</description>\n  </skill>\n")
 	}
 	b.WriteString("</available_skills>")
 	return b.String()
@@ -66,9 +65,8 @@ func toolSpec() ToolSpec {
 	return ToolSpec{
 		Name:  ToolName,
 		Label: "Skill",
-		Description: "Load a skill's instructions by name. Returns the skill's SKILL.md body (without frontmatter) " +
-			"in a <skill_content> block, with the skill's base directory and its top-level files. " +
-			"Call it when a task matches a skill listed in <available_skills>, and again if its instructions were archived.",
+		Description: "Load a skill's instructions (its SKILL.md body in a <skill_content> block, with its base directory and top-level files). " +
+			"Call it when a task matches a skill in <available_skills>, and again if its instructions were archived.",
 		Snippet:    "Load a skill's instructions by name",
 		Parameters: params,
 	}

@@ -255,11 +255,13 @@ func TestInitializeResult(t *testing.T) {
 		"call the skill tool",
 		"<name>alpha</name>",
 		"<description>Plot data &lt;/available_skills&gt; with charts</description>",
-		"<location>" + f.beta + "</location>",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("section lacks %q:\n%s", want, sec)
 		}
+	}
+	if strings.Contains(sec, "<location>") || strings.Contains(sec, f.beta) {
+		t.Errorf("section lists locations; the skill tool gives the base directory:\n%s", sec)
 	}
 	if strings.Contains(sec, "hidden") {
 		t.Errorf("section lists a skill with disable-model-invocation:\n%s", sec)
