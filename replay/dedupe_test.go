@@ -60,3 +60,28 @@ func TestDedupeStrategy(t *testing.T) {
 		t.Errorf("engine bodies (-want +got):\n%s", d)
 	}
 }
+
+// TestReplayDedupe replays a session in which the model reads the same
+// skill twice: "archive-older" archives the first copy (the prefix is
+// rewritten from it), "already-loaded" answers the second with the note.
+func TestReplayDedupe(t *testing.T) {
+	cfg := rules.Default()
+	cfg.CacheAware.Enabled = false
+	older := EngineSpec("archive-older", lifecycle.Catalog{}, cfg)
+	already := StrategySpec{Name: "already-loaded", New: func() Strategy { return NewDedupeStrategy(lifecycle.New(lifecycle.Catalog{}, cfg)) }}
+	rep := run(t, Options{Strategies: []StrategySpec{older, already}}, "dedupe.jsonl")
+	ka, ao, al := rep.Strategies[0], rep.Strategies[1], rep.Strategies[2]
+	if ao.Archives != 1 || al.Archives != 0 || ao.Reloads != 0 || al.Reloads != 0 {
+		t.Errorf("archives %d / %d, reloads %d / %d; want 1 / 0, 0 / 0", ao.Archives, al.Archives, ao.Reloads, al.Reloads)
+	}
+	if !(al.CostUSD < ao.CostUSD && ao.CostUSD < ka.CostUSD) {
+		t.Errorf("cost: keep-all %.8f, archive-older %.8f, already-loaded %.8f; want already-loaded < archive-older < keep-all", ka.CostUSD, ao.CostUSD, al.CostUSD)
+	}
+	// From the request after the second read on, both hold one copy
+	// of the body: the same size but for the note against the placeholder.
+	ta, tl, tk := tokens(rep, 1), tokens(rep, 2), tokens(rep, 0)
+	last := len(tk) - 1
+	if !(tl[last] < tk[last] && ta[last] < tk[last]) {
+		t.Errorf("last request: keep-all %d, archive-older %d, already-loaded %d tokens", tk[last], ta[last], tl[last])
+	}
+}

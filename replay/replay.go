@@ -799,6 +799,7 @@ type runOut struct {
 func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *[]Point) runOut {
 	st := spec.New()
 	eo, _ := st.(EntryObserver)
+	dd, _ := st.(*DedupeStrategy)
 	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
 	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
 	var out runOut
@@ -818,7 +819,14 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 				out.reloads++
 			}
 		}
-		st.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: int64(l.Size), Kind: l.Kind}})
+		var hash string
+		if l.Body != "" {
+			hash = lifecycle.HashBody(l.Body) // for the already-loaded dedupe
+		}
+		st.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: int64(l.Size), Kind: l.Kind, Hash: hash}})
+		if dd != nil && dd.Deduped(l.ID) {
+			return // answered "already loaded": not a copy of the body
+		}
 		last[l.Skill] = l
 	}
 	var prevSegs, prevTail []pricing.Segment
@@ -850,7 +858,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 			segs, tail = rb.request(cb, arch, inserts, insVersion, e)
 		}
 		for id := range arch {
-			if !archivedSeen[id] {
+			if !archivedSeen[id] && (dd == nil || !dd.Deduped(id)) {
 				archivedSeen[id] = true
 				out.archives++
 			}
