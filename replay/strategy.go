@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 
@@ -84,13 +85,25 @@ func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySp
 	return StrategySpec{Name: name, New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
 }
 
+// MaxConfigSize bounds a configuration file LoadConfigFile reads, as the
+// sidecar bounds the files it reads; a bigger file is refused unread.
+const MaxConfigSize = 1 << 20
+
 // LoadConfigFile reads a skill-lifecycle.json file as the only
 // configuration (over the defaults). Warnings are returned; an error in
-// the file is an error.
+// the file, or a file over MaxConfigSize, is an error.
 func LoadConfigFile(path string) (rules.Config, []string, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return rules.Config{}, nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
+	if err != nil {
+		return rules.Config{}, nil, err
+	}
+	if len(data) > MaxConfigSize {
+		return rules.Config{}, nil, fmt.Errorf("%s: over %d bytes; too big for a configuration file, not read", path, MaxConfigSize)
 	}
 	frag, diags := rules.Parse(data, path)
 	var warns []string
