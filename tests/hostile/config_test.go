@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
+	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -136,4 +137,30 @@ func TestHostileConfigBadFileThroughSidecar(t *testing.T) {
 	if text := s.listText(); !strings.Contains(text, "go-tests [pinned") {
 		t.Errorf("the user's valid file did not apply:\n%s", text)
 	}
+}
+
+// TestHostileReplayHugeConfig: replay refuses a 100 MiB configuration by
+// its size, naming it, without reading it whole.
+func TestHostileReplayHugeConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"pinned": [`)
+	chunk := bytes.Repeat([]byte(`"go-tests",`), mib/11)
+	for i := 0; i < 100; i++ {
+		f.Write(chunk)
+	}
+	f.WriteString(`"x"]}`)
+	f.Close()
+	var lerr error
+	grew := allocDuring(func() { _, _, lerr = replay.LoadConfigFile(path) })
+	if lerr == nil || !strings.Contains(lerr.Error(), path) {
+		t.Errorf("error %v does not refuse %s", lerr, path)
+	}
+	if grew > 16*mib {
+		t.Errorf("loading a 100 MiB configuration allocated %d MiB", grew/mib)
+	}
+	t.Logf("replay --config with a 100 MiB file: %.1f MiB allocated", float64(grew)/mib)
 }
