@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -204,11 +205,41 @@ func CountInMessages(r *Request, substr string) int {
 var skillLocation = regexp.MustCompile(`<skill>\s*<name>([^<]*)</name>\s*<description>[^<]*</description>\s*<location>([^<]*)</location>\s*</skill>`)
 
 // ListedSkills parses the <available_skills> block of a system prompt into
-// name → SKILL.md location (XML entities are not decoded).
+// name → SKILL.md location (XML entities are not decoded). Pi's own listing
+// has locations; the bridge's lists names and descriptions only (see
+// ListedNames).
 func ListedSkills(systemPrompt string) map[string]string {
 	out := map[string]string{}
 	for _, m := range skillLocation.FindAllStringSubmatch(systemPrompt, -1) {
 		out[m[1]] = m[2]
 	}
 	return out
+}
+
+var skillName = regexp.MustCompile(`<skill>\s*<name>([^<]*)</name>`)
+
+// ListedNames returns the names in the <available_skills> block of a system
+// prompt, in order.
+func ListedNames(systemPrompt string) []string {
+	var out []string
+	for _, m := range skillName.FindAllStringSubmatch(systemPrompt, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// workingDir matches the working directory in Pi's system prompt: a <cwd>
+// block in Pi 1.6, a "Current working directory:" line in Pi 0.73.
+var workingDir = regexp.MustCompile(`(?:<cwd>\s*|Current working directory: )([^\n<]+)`)
+
+// ProjectSkillFile is the SKILL.md path of a project skill written by
+// AddSkills, found from the working directory Pi states in its system
+// prompt: the bridge's listing names no locations, so a script that must
+// read a SKILL.md directly (to test the read guard) finds it this way.
+func ProjectSkillFile(systemPrompt, name string) string {
+	m := workingDir.FindStringSubmatch(systemPrompt)
+	if m == nil {
+		return ""
+	}
+	return filepath.Join(strings.TrimSpace(m[1]), SkillDir, name, "SKILL.md")
 }

@@ -73,7 +73,7 @@ func scenarioSidecarKilled(t *testing.T, pi PiInstall) {
 					killed++
 				}
 			}
-			loc := ListedSkills(req.SystemPrompt())["tide-tables"]
+			loc := ProjectSkillFile(req.SystemPrompt(), "tide-tables")
 			return Do(Call{Name: "read", Args: map[string]any{"path": loc}})
 		}
 		return Say("Done.")
@@ -243,7 +243,7 @@ func TestBridgeSidecarHangs(t *testing.T) {
 					stopped = append(stopped, pid)
 				}
 			}
-			return Do(Call{Name: "read", Args: map[string]any{"path": filepath.Join(filepath.Dir(ListedSkills(req.SystemPrompt())["tide-tables"]), "references", "constituents.md")}})
+			return Do(Call{Name: "read", Args: map[string]any{"path": filepath.Join(filepath.Dir(ProjectSkillFile(req.SystemPrompt(), "tide-tables")), "references", "constituents.md")}})
 		}
 		return Say("Done.")
 	}

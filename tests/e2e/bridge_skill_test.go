@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 // The bridge's own markers, as the sidecar writes them (protocol/prompt.go,
 // rules.Placeholder).
 const (
-	protocolLine    = "call the skill tool with the skill's name"
+	protocolLine    = "load it with the skill tool (not by reading SKILL.md)"
 	placeholderTide = `the instructions of skill "tide-tables" were archived`
 	entryType       = "skill-lifecycle"
 )
@@ -103,9 +104,11 @@ func scenarioSkillTool(t *testing.T, pi PiInstall) {
 	if strings.Contains(sys, "Use the read tool to load a skill's file") {
 		t.Errorf("system prompt still tells the model to read skill files:\n%s", sys)
 	}
-	listed := ListedSkills(sys)
-	if listed["tide-tables"] != paths["tide-tables"] || listed["bread-proofing"] != paths["bread-proofing"] {
+	if listed := ListedNames(sys); !slices.Contains(listed, "tide-tables") || !slices.Contains(listed, "bread-proofing") {
 		t.Errorf("listed skills = %v", listed)
+	}
+	if strings.Contains(sys, "<location>") || strings.Contains(sys, paths["tide-tables"]) {
+		t.Errorf("the bridge's listing names locations (the skill tool gives the base directory):\n%s", sys)
 	}
 	for i := 1; i < len(reqs); i++ {
 		if reqs[i].SystemPrompt() != sys {
@@ -158,7 +161,7 @@ func TestBridgeBlocksSkillReads(t *testing.T) {
 	t.Parallel()
 	pi := Pi16(t)
 	script := func(req *Request) Reply {
-		loc := ListedSkills(req.SystemPrompt())["tide-tables"]
+		loc := ProjectSkillFile(req.SystemPrompt(), "tide-tables")
 		switch req.Step {
 		case 0:
 			return Do(Call{Name: "read", Args: map[string]any{"path": loc}})

@@ -33,7 +33,7 @@ var faultPrompts = []string{
 func faultScript(kill func(i int)) Script {
 	return func(req *Request) Reply {
 		kill(req.Index)
-		tide := ListedSkills(req.SystemPrompt())["tide-tables"]
+		tide := ProjectSkillFile(req.SystemPrompt(), "tide-tables")
 		switch {
 		case req.UserTurn == 1 && req.Step == 0:
 			return load("tide-tables")
@@ -99,7 +99,7 @@ func runFaultSession(t *testing.T, killAt map[int]bool) faultOutcome {
 		// event meets a dead sidecar rather than a dying one.
 		time.Sleep(200 * time.Millisecond)
 	})
-	env, prov, _ := bridgeEnv(t, Pi16(t), script, `{"minKeep": 0}`)
+	env, prov, _ := bridgeEnv(t, Pi16(t), script, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Approve: true, Prompts: faultPrompts})
 	if len(killAt) > 0 && killed == 0 {
 		t.Fatalf("no sidecar was running to kill at requests %v", killAt)
