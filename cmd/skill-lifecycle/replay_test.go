@@ -52,7 +52,7 @@ func TestReplayCommand(t *testing.T) {
 	if d := cmp.Diff([]string{"keep-all", "defaults", "tight"}, names); d != "" {
 		t.Errorf("strategies (-want +got):\n%s", d)
 	}
-	if rep.Files != 5 || rep.Strategies[0].CostPct != 100 || rep.Strategies[0].Sessions != 6 {
+	if rep.Files != 6 || rep.Strategies[0].CostPct != 100 || rep.Strategies[0].Sessions != 7 {
 		t.Errorf("report %+v", rep)
 	}
 	page, err := os.ReadFile(html)
