@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
@@ -27,6 +28,9 @@ type explainArgs struct {
 	minSignal float64
 	top       int
 	loaded    string // --loaded: bodies to judge instead of ranking
+	config    string // --config: a skill-lifecycle.json for --loaded and --model
+	model     string // --model: the skill whose model to explain
+	current   string // --current: the host's current model, provider/id[:level]
 	prompt    string
 }
 
@@ -55,6 +59,9 @@ func parseExplain(args []string, stdout, stderr io.Writer) (a explainArgs, code 
 	fs.Float64Var(&a.minSignal, "min-signal", relevance.DefaultMinSignal, "best score a prompt needs to carry a topic signal")
 	fs.IntVar(&a.top, "top", 0, "print only the first N skills of the ranking (0: all)")
 	fs.StringVar(&a.loaded, "loaded", "", "comma-separated loaded skills, oldest first: say which bodies the prompt keeps or archives")
+	fs.StringVar(&a.config, "config", "", "a skill-lifecycle.json to judge with (default: the built-in defaults)")
+	fs.StringVar(&a.model, "model", "", "say which model SKILL would run on under --config, from the --current model (no PROMPT needed)")
+	fs.StringVar(&a.current, "current", "", "the current model for --model, as provider/id or provider/id:thinking")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: skill-lifecycle explain [--skills DIR]... [--json] [--min-signal X] [--top N] [--loaded a,b,c] PROMPT")
@@ -74,7 +81,7 @@ func parseExplain(args []string, stdout, stderr io.Writer) (a explainArgs, code 
 		return a, 2, false
 	}
 	a.prompt = strings.Join(fs.Args(), " ")
-	if strings.TrimSpace(a.prompt) == "" {
+	if strings.TrimSpace(a.prompt) == "" && a.model == "" {
 		fmt.Fprintln(stderr, "skill-lifecycle explain: a PROMPT is required")
 		fs.Usage()
 		return a, 2, false
@@ -145,9 +152,23 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if n := len(cat.Diagnostics); n > 0 {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %d diagnostics while loading skills (see 'skill-lifecycle list')\n", n)
 	}
+	cfg := rules.Default()
+	if a.config != "" {
+		c, warnings, err := replay.LoadConfigFile(a.config)
+		if err != nil {
+			fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
+			return 1
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "skill-lifecycle explain: %s\n", w)
+		}
+		cfg = c
+	}
 	ix := indexCatalog(cat.Skills, relevance.DefaultParams())
+	if a.model != "" {
+		return explainModel(stdout, stderr, skillValues(cat.Skills), ix, cfg, a)
+	}
 	if a.loaded != "" {
-		cfg := rules.Default()
 		cfg.MinSignal = a.minSignal
 		rep := explainLoaded(skillValues(cat.Skills), ix, cfg, splitLoaded(a.loaded), a.prompt)
 		if err := writeLoaded(stdout, rep, a.asJSON); err != nil {
