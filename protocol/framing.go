@@ -44,7 +44,7 @@ func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
 	var headerErr string
 	sawHeader := false
 	for {
-		line, err := stream.ReadString('\n')
+		line, err := readHeaderLine(stream)
 		if err != nil {
 			if err == io.EOF && (line != "" || sawHeader) {
 				return io.ErrUnexpectedEOF
@@ -59,6 +59,14 @@ func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
 			break
 		}
 		sawHeader = true
+		// Resynchronise after a bad frame: the rest of an unread or
+		// partly read body runs, without a line end, into the next
+		// frame's header, so a Content-Length header is looked for
+		// anywhere in the line, not only at its start.
+		if i := indexFold(line, "content-length:"); i > 0 {
+			line = line[i:]
+			headerErr = ""
+		}
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
 			headerErr = fmt.Sprintf("invalid header line %q", truncate(line, 80))
@@ -100,6 +108,40 @@ func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
 		return malformed(v, CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error(), probe.ID)
 	}
 	return nil
+}
+
+// maxHeaderLine is how much of one header line is kept. A longer line (a
+// header without a line end, or the tail of a bad body running into the next
+// header) is read to its end but only its last maxHeaderLine bytes are
+// kept, where a Content-Length header to resynchronise on would be.
+const maxHeaderLine = 4096
+
+// readHeaderLine reads one line, line end included, keeping at most its
+// last maxHeaderLine bytes, so that a huge line costs no memory.
+func readHeaderLine(r *bufio.Reader) (string, error) {
+	var kept []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		kept = append(kept, chunk...)
+		if len(kept) > maxHeaderLine {
+			kept = append(kept[:0], kept[len(kept)-maxHeaderLine:]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return string(kept), err
+	}
+}
+
+// indexFold is strings.Index for an ASCII lower-case needle, ignoring case.
+func indexFold(s, lower string) int {
+	n := len(lower)
+	for i := 0; i+n <= len(s); i++ {
+		if strings.EqualFold(s[i:i+n], lower) {
+			return i
+		}
+	}
+	return -1
 }
 
 // malformed fills v with a malformedMethod notification.

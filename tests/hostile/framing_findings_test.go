@@ -1,0 +1,82 @@
+package hostile
+
+// Framing cases: a bad frame costs only itself (the codec resynchronises on
+// the next Content-Length header), and a header line without a line end is
+// not buffered whole.
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/protocol"
+)
+
+// TestHostileRPCFramingResync: after a frame with a bad header or a wrong
+// Content-Length the server answers with an error and, at the latest from
+// the second following message, serves again.
+func TestHostileRPCFramingResync(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":77,"method":"command","params":{"name":"skills-list"}}`
+	for _, tc := range []struct{ name, raw string }{
+		{"content-length-not-a-number", "Content-Length: abc\r\n\r\n" + body},
+		{"content-length-negative", "Content-Length: -5\r\n\r\n" + body},
+		{"content-length-missing", "Content-Type: application/json\r\n\r\n" + body},
+		{"content-length-too-small", fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)-10) + body},
+		{"content-length-too-large", fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)+30) + body},
+		{"header-without-colon", "Content-Length 20\r\n\r\n" + body},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+			s.initialize(newPack(t))
+			before := s.decide()
+			s.sendRaw([]byte(tc.raw))
+			var ids []int
+			for i := 0; i < 3; i++ {
+				id, b := s.request(protocol.MethodCommand, protocol.CommandParams{Name: "skills-list"})
+				ids = append(ids, id)
+				s.send(b)
+			}
+			deadline := time.After(5 * time.Second)
+			sawError := false
+			for {
+				select {
+				case m := <-s.msgs:
+					if m.Error != nil && string(m.ID) == "null" {
+						sawError = true
+						continue
+					}
+					if m.Error == nil && (string(m.ID) == fmt.Sprint(ids[1]) || string(m.ID) == fmt.Sprint(ids[2])) {
+						if !sawError && tc.name != "content-length-too-large" {
+							t.Errorf("no error was reported for the bad frame")
+						}
+						if after := s.listText(); after != before {
+							t.Errorf("state changed")
+						}
+						return
+					}
+				case <-deadline:
+					t.Fatalf("the server never served again after the bad frame (error reported: %v)", sawError)
+				}
+			}
+		})
+	}
+}
+
+// TestHostileRPCHugeHeaderLine: 100 MiB of header without a line end is
+// not buffered whole.
+func TestHostileRPCHugeHeaderLine(t *testing.T) {
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	s.initialize(newPack(t))
+	grew := allocDuring(func() {
+		chunk := bytes.Repeat([]byte("x"), mib)
+		for i := 0; i < 100; i++ {
+			s.sendRaw(chunk)
+		}
+		s.sendRaw([]byte("\r\n\r\n"))
+		wantErr(t, s.nextResponse(), protocol.CodeParseError, "header")
+	})
+	if grew > 16*mib {
+		t.Errorf("a 100 MiB header line allocated %d MiB: it was buffered whole", grew/mib)
+	}
+}
