@@ -23,7 +23,8 @@ func TestHashBody(t *testing.T) {
 func TestVisibleCopy(t *testing.T) {
 	type ask struct {
 		skill, hash string
-		want        string // id of the copy found, "" for none
+		want        string // id of the copy VisibleCopy finds, "" for none
+		revive      bool   // AlreadyLoaded takes a due copy back
 	}
 	noMin := func(c *rules.Config) { c.MinKeep = 0; c.CacheAware.Enabled = false }
 	tests := []struct {
@@ -35,24 +36,24 @@ func TestVisibleCopy(t *testing.T) {
 		asks []ask
 	}{
 		{"one tool load", noMin, runOf(load("t1", "eda")), nil, []ask{
-			{"eda", "h-eda", "t1"}, {"eda", "other", ""}, {"eda", "", ""}, {"model", "h-eda", ""}, {"", "h-eda", ""},
+			{"eda", "h-eda", "t1", false}, {"eda", "other", "", false}, {"eda", "", "", false}, {"model", "h-eda", "", false}, {"", "h-eda", "", false},
 		}},
 		{"archived as not relevant", noMin,
 			seq(runOf(load("t1", "eda")), s(prompt("deploy the release to production now please"))), nil,
-			[]ask{{"eda", "h-eda", ""}}},
+			[]ask{{"eda", "h-eda", "", false}}},
 		{"a read or /skill: copy has no hash", noMin, nil,
 			[]Load{{ID: "r1", Skill: "eda", Kind: ByRead, Size: 10}, {ID: "c1", Skill: "model", Kind: ByCommand, Size: 10}},
-			[]ask{{"eda", "", ""}, {"model", "", ""}}},
+			[]ask{{"eda", "", "", false}, {"model", "", "", false}}},
 		{"changed file: the new copy supersedes the old", noMin, runOf(load("t1", "eda")),
 			[]Load{{ID: "t2", Skill: "eda", Kind: ByTool, Size: 10, Hash: "h-eda-v2"}},
-			[]ask{{"eda", "h-eda", ""}, {"eda", "h-eda-v2", "t2"}}},
+			[]ask{{"eda", "h-eda", "", false}, {"eda", "h-eda-v2", "t2", false}}},
 		{"switched off: copies stay, the latest visible is found", func(c *rules.Config) { noMin(c); c.Enabled = false },
 			runOf(load("t1", "eda")),
 			[]Load{{ID: "t2", Skill: "eda", Kind: ByTool, Size: 10, Hash: "h-eda"}},
-			[]ask{{"eda", "h-eda", "t2"}}},
-		{"due for archive does not count", func(c *rules.Config) { noMin(c); c.CacheAware.Enabled = true },
+			[]ask{{"eda", "h-eda", "t2", false}}},
+		{"due for archive: not visible, but AlreadyLoaded takes it back", func(c *rules.Config) { noMin(c); c.CacheAware.Enabled = true },
 			seq(runOf(load("t1", "eda")), s(prompt("deploy the release to production now please"))), nil,
-			[]ask{{"eda", "h-eda", ""}}},
+			[]ask{{"eda", "h-eda", "", true}}},
 	}
 	for _, tt := range tests {
 		e := New(testCatalog(), cfg(tt.mod))
@@ -70,8 +71,8 @@ func TestVisibleCopy(t *testing.T) {
 				if got := map[bool]string{true: b.ID}[ok]; got != a.want {
 					t.Errorf("%s (%s): VisibleCopy(%q, %q) = %q, want %q", tt.name, which, a.skill, a.hash, got, a.want)
 				}
-				text, _, ok2 := eng.AlreadyLoaded(a.skill, a.hash)
-				if ok2 != ok || (ok && !strings.Contains(text, `"`+a.skill+`" is already loaded`)) {
+				text, _, _, ok2 := eng.AlreadyLoaded(a.skill, a.hash)
+				if ok2 != (ok || a.revive) || (ok2 && !strings.Contains(text, `"`+a.skill+`" is already loaded`)) {
 					t.Errorf("%s (%s): AlreadyLoaded(%q) = %q, %v", tt.name, which, a.skill, text, ok2)
 				}
 			}
@@ -85,11 +86,37 @@ func TestAlreadyLoadedChangesNothing(t *testing.T) {
 	e := New(testCatalog(), cfg(nil))
 	drive(t, e, runOf(load("t1", "eda"), load("t2", "model")))
 	before := e.State()
-	text, b, ok := e.AlreadyLoaded("eda", "h-eda")
-	if !ok || b.ID != "t1" || !strings.Contains(text, "earlier in this conversation") {
-		t.Fatalf("AlreadyLoaded = %q, %+v, %v", text, b, ok)
+	text, b, ds, ok := e.AlreadyLoaded("eda", "h-eda")
+	if !ok || b.ID != "t1" || len(ds) != 0 || !strings.Contains(text, "earlier in this conversation") {
+		t.Fatalf("AlreadyLoaded = %q, %+v, %v, %v", text, b, ds, ok)
 	}
 	if d := cmp.Diff(before, e.State()); d != "" {
 		t.Errorf("state changed (-before +after):\n%s", d)
+	}
+}
+
+// TestAlreadyLoadedRevivesDue checks the cache-aware case: a copy due for
+// archive (still whole in the context) is taken back by a repeated load,
+// and the record of that keeps a restore exact.
+func TestAlreadyLoadedRevivesDue(t *testing.T) {
+	mod := func(c *rules.Config) { c.MinKeep = 0; c.CacheAware.Enabled = true }
+	e := New(testCatalog(), cfg(mod))
+	recs := drive(t, e, seq(runOf(load("t1", "eda")), s(prompt("deploy the release to production now please"))))
+	if b, _ := e.LiveCopy("eda"); b.Due == nil {
+		t.Fatalf("eda is not due: %+v", b)
+	}
+	text, b, ds, ok := e.AlreadyLoaded("eda", "h-eda")
+	if !ok || b.ID != "t1" || len(ds) != 1 || ds[0].Action != ActUndue || !strings.Contains(text, `"eda" is already loaded`) {
+		t.Fatalf("AlreadyLoaded = %q, %+v, %v, %v", text, b, ds, ok)
+	}
+	if _, vis := e.VisibleCopy("eda", "h-eda"); !vis {
+		t.Error("the revived copy is not visible")
+	}
+	restored := New(testCatalog(), cfg(mod))
+	if probs := restored.Restore(roundTrip(t, append(recs, ds...))); len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	if d := cmp.Diff(e.State(), restored.State()); d != "" {
+		t.Errorf("restored state differs (-live +restored):\n%s", d)
 	}
 }

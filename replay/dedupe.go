@@ -57,9 +57,12 @@ func (s *DedupeStrategy) dedupe(l lifecycle.Load) bool {
 	if _, known := s.notes[l.ID]; known {
 		return true
 	}
-	text, _, ok := s.Engine.AlreadyLoaded(l.Skill, l.Hash)
+	text, _, ds, ok := s.Engine.AlreadyLoaded(l.Skill, l.Hash)
 	if !ok {
 		return false
+	}
+	if len(ds) > 0 {
+		s.EngineStrategy.dirty = true // a due copy taken back
 	}
 	s.notes[l.ID] = text
 	s.fresh = false
