@@ -405,7 +405,7 @@ func (e *Engine) Pin(skill string) []Decision {
 	}
 	last := -1
 	for i, b := range e.bodies {
-		if b.Skill == skill {
+		if b.Skill == skill && !compacted(b) { // a compacted copy is gone: nothing to send again
 			last = i
 			if !b.Archived {
 				return ds

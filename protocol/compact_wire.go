@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
-	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -24,7 +23,7 @@ func (c *call) sessionCompact() (any, *jsonrpc2.Error) {
 		return nil, required(c.method, "id")
 	}
 	c.s.mu.Lock()
-	cmp := lifecycle.Compaction{ID: p.ID, Visible: p.Visible, Config: rules.DefaultCompaction()}
+	cmp := lifecycle.Compaction{ID: p.ID, Visible: p.Visible, Config: c.s.world.cfg.Compaction}
 	plan := c.s.eng.PlanCompaction(cmp)
 	res := SessionCompactResult{Bodies: []ReattachRef{}, Plan: plan.Items}
 	var blocks []string

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -314,6 +315,24 @@ func (c *call) skillLoad() (any, *jsonrpc2.Error) {
 		return nil, required(c.method, "name")
 	}
 	res := c.catalog().loadSkill(p.Name)
+	if res.Found {
+		// Dedupe "already-loaded": the identical body is visible (or due
+		// for archive but still there, and taken back), so the tool says
+		// so and nothing in the context changes.
+		c.s.mu.Lock()
+		var text string
+		var ds []lifecycle.Decision
+		ok := false
+		if c.s.world.cfg.Dedupe == rules.DedupeAlreadyLoaded {
+			text, _, ds, ok = c.s.eng.AlreadyLoaded(res.Name, res.Hash)
+		}
+		c.s.mu.Unlock()
+		if ok {
+			c.emit(ds)
+			res.Text, res.AlreadyLoaded, res.Files = text, true, nil
+			return res, nil
+		}
+	}
 	if res.Found && p.CallID != "" {
 		// The body is in the context from the tool result on: the engine
 		// learns of it now, so that what the load decides (archiving others

@@ -170,6 +170,10 @@ type SkillLoadResult struct {
 	Files   []string `json:"files,omitempty"`
 	// Hash is the SHA-256 of the delivered body, hex.
 	Hash string `json:"hash,omitempty"`
+	// AlreadyLoaded says the identical body is visible in the context
+	// (dedupe "already-loaded"): Text is a short note saying so instead of
+	// the body, and the host must not count the answer as a load.
+	AlreadyLoaded bool `json:"alreadyLoaded,omitempty"`
 }
 
 // ToolCallParams describes a host tool call about to run.

@@ -67,8 +67,10 @@ func TestDedupeStrategy(t *testing.T) {
 func TestReplayDedupe(t *testing.T) {
 	cfg := rules.Default()
 	cfg.CacheAware.Enabled = false
+	cfg.Dedupe = rules.DedupeArchiveOlder
 	older := EngineSpec("archive-older", lifecycle.Catalog{}, cfg)
-	already := StrategySpec{Name: "already-loaded", New: func() Strategy { return NewDedupeStrategy(lifecycle.New(lifecycle.Catalog{}, cfg)) }}
+	cfg.Dedupe = rules.DedupeAlreadyLoaded
+	already := EngineSpec("already-loaded", lifecycle.Catalog{}, cfg)
 	rep := run(t, Options{Strategies: []StrategySpec{older, already}}, "dedupe.jsonl")
 	ka, ao, al := rep.Strategies[0], rep.Strategies[1], rep.Strategies[2]
 	if ao.Archives != 1 || al.Archives != 0 || ao.Reloads != 0 || al.Reloads != 0 {

@@ -80,8 +80,14 @@ func (s *EngineStrategy) Archived() map[string]string {
 	return s.arch
 }
 
-// EngineSpec is a strategy running the engine with cfg over cat.
+// EngineSpec is a strategy running the engine with cfg over cat. With
+// dedupe "already-loaded" a repeated identical load is answered with the
+// skill tool's note (DedupeStrategy); with "archive-older" it is delivered
+// and the older copy dropped.
 func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
+	if cfg.Dedupe == rules.DedupeAlreadyLoaded {
+		return StrategySpec{Name: name, New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
+	}
 	return StrategySpec{Name: name, New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
 }
 

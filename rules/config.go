@@ -55,6 +55,12 @@ type Config struct {
 	// CacheAware decides when dropped bodies are archived (cache-aware
 	// archiving); off, they are archived as soon as they are judged.
 	CacheAware CacheAware `json:"cacheAware"`
+	// Dedupe is what the skill tool does for a body already visible:
+	// DedupeAlreadyLoaded or DedupeArchiveOlder (docs/compaction.md).
+	Dedupe string `json:"dedupe"`
+	// Compaction is what happens to the loaded bodies when the host
+	// compacts the conversation (docs/compaction.md).
+	Compaction Compaction `json:"compaction"`
 }
 
 // Default returns the configuration used when no file sets anything.
@@ -84,6 +90,8 @@ func Default() Config {
 		TopicChangeThreshold:    0.7,
 		TrustProjectConfig:      true,
 		CacheAware:              DefaultCacheAware(),
+		Dedupe:                  DefaultDedupe,
+		Compaction:              DefaultCompaction(),
 	}
 }
 

@@ -45,6 +45,10 @@ type Fragment struct {
 	// CacheAware is the whole `cacheAware` object, its missing keys filled
 	// with their defaults (an object is replaced whole when merging).
 	CacheAware *CacheAware `json:"cacheAware,omitempty"`
+	Dedupe     *string     `json:"dedupe,omitempty"`
+	// Compaction is the whole `compaction` object, its missing keys
+	// filled with their defaults.
+	Compaction *Compaction `json:"compaction,omitempty"`
 }
 
 // Diagnostic is one problem found in a configuration file.
@@ -161,6 +165,24 @@ var options = []option{
 			}
 		},
 	},
+	{
+		key:    "dedupe",
+		decode: decodeDedupe,
+		apply: func(f *Fragment, c *Config) {
+			if f.Dedupe != nil {
+				c.Dedupe = *f.Dedupe
+			}
+		},
+	},
+	{
+		key:    "compaction",
+		decode: nil, // decodeCompaction, called from Parse (it reports per-field keys)
+		apply: func(f *Fragment, c *Config) {
+			if f.Compaction != nil {
+				c.Compaction = *f.Compaction
+			}
+		},
+	},
 }
 
 var optionByKey = map[string]int{}
@@ -234,6 +256,12 @@ func Parse(data []byte, file string) (Fragment, []Diagnostic) {
 		}
 		if k.name == "cacheAware" {
 			for _, e := range decodeCacheAware(k.raw, &f) {
+				ds = append(ds, diag(e.sev, k.off, e.key, e.msg))
+			}
+			continue
+		}
+		if k.name == "compaction" {
+			for _, e := range decodeCompaction(k.raw, &f) {
 				ds = append(ds, diag(e.sev, k.off, e.key, e.msg))
 			}
 			continue

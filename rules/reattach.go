@@ -1,9 +1,14 @@
 package rules
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // Compaction is the `compaction` option: what happens to the loaded skill
@@ -34,7 +39,79 @@ const ArchiveCompacted Code = "compacted"
 const (
 	DedupeArchiveOlder  = "archive-older"
 	DedupeAlreadyLoaded = "already-loaded"
+	// DefaultDedupe is the cheaper of the two on the recorded sessions
+	// (docs/compaction.md gives the replay figures).
+	DefaultDedupe = DedupeAlreadyLoaded
 )
+
+// decodeDedupe reads the `dedupe` key.
+func decodeDedupe(raw json.RawMessage, f *Fragment) string {
+	var s string
+	if msg := decodeString(raw, &s); msg != "" {
+		return msg
+	}
+	switch s {
+	case DedupeAlreadyLoaded, DedupeArchiveOlder:
+		f.Dedupe = &s
+		return ""
+	}
+	return fmt.Sprintf("must be %q or %q, got %q", DedupeAlreadyLoaded, DedupeArchiveOlder, s)
+}
+
+// maxReattachTokens bounds the re-attach budgets: a larger value is a
+// typing mistake (no context window holds it).
+const maxReattachTokens = 10_000_000
+
+// decodeCompaction reads the `compaction` object; missing keys keep their
+// defaults.
+func decodeCompaction(raw json.RawMessage, f *Fragment) []ruleProblem {
+	const shape = "must be an object {reattach, budgetTokens, perSkillTokens}, got "
+	if firstByte(raw) != '{' {
+		return []ruleProblem{{skills.Error, "compaction", shape + describe(raw)}}
+	}
+	keys, err := scanKeys(raw)
+	if err != nil {
+		return []ruleProblem{{skills.Error, "compaction", "not a valid object: " + err.Error()}}
+	}
+	c := DefaultCompaction()
+	var probs []ruleProblem
+	whole := func(k key, dst *int) {
+		v, msg := decodeNumber(k.raw, 0, maxReattachTokens)
+		if msg == "" && v != math.Trunc(v) {
+			msg = fmt.Sprintf("must be a whole number, got %s", fmtNum(v))
+		}
+		if msg != "" {
+			probs = append(probs, ruleProblem{skills.Error, "compaction." + k.name, msg})
+			return
+		}
+		*dst = int(v)
+	}
+	for _, k := range lastOfEach(keys) {
+		switch k.name {
+		case "reattach":
+			switch string(bytes.TrimSpace(k.raw)) {
+			case "true":
+				c.Reattach = true
+			case "false":
+				c.Reattach = false
+			default:
+				probs = append(probs, ruleProblem{skills.Error, "compaction.reattach", "must be true or false, got " + describe(k.raw)})
+			}
+		case "budgetTokens":
+			whole(k, &c.BudgetTokens)
+		case "perSkillTokens":
+			whole(k, &c.PerSkillTokens)
+		default:
+			probs = append(probs, ruleProblem{skills.Warning, "compaction." + k.name, "unknown key in compaction, ignored (known: reattach, budgetTokens, perSkillTokens)"})
+		}
+	}
+	if c.PerSkillTokens > c.BudgetTokens {
+		probs = append(probs, ruleProblem{skills.Warning, "compaction.perSkillTokens",
+			fmt.Sprintf("perSkillTokens %d is above budgetTokens %d: no body gets more than the whole budget", c.PerSkillTokens, c.BudgetTokens)})
+	}
+	f.Compaction = &c
+	return probs
+}
 
 // Defaults of the `compaction` option.
 const (

@@ -163,3 +163,52 @@ func TestReattachNote(t *testing.T) {
 		t.Errorf("note takes %d tokens, over the reserve of %d", EstimateTokens(RuneCount(n)), ReattachNoteTokens)
 	}
 }
+
+func TestParseCompactionAndDedupe(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		want  Config
+		diags []string // "key: severity" of each diagnostic (an error: the file is ignored, want is the defaults)
+	}{
+		{"defaults", `{}`, Default(), nil},
+		{"both set", `{"dedupe": "archive-older", "compaction": {"reattach": false, "budgetTokens": 1000, "perSkillTokens": 500}}`,
+			func() Config {
+				c := Default()
+				c.Dedupe = DedupeArchiveOlder
+				c.Compaction = Compaction{Reattach: false, BudgetTokens: 1000, PerSkillTokens: 500}
+				return c
+			}(), nil},
+		{"missing keys keep their defaults", `{"compaction": {"perSkillTokens": 2000}}`,
+			func() Config { c := Default(); c.Compaction.PerSkillTokens = 2000; return c }(), nil},
+		{"unknown compaction key", `{"compaction": {"budget": 3}}`, Default(), []string{"compaction.budget: warning"}},
+		{"per-skill over total", `{"compaction": {"budgetTokens": 100, "perSkillTokens": 500}}`,
+			func() Config {
+				c := Default()
+				c.Compaction.BudgetTokens, c.Compaction.PerSkillTokens = 100, 500
+				return c
+			}(),
+			[]string{"compaction.perSkillTokens: warning"}},
+		{"bad dedupe", `{"dedupe": "latest"}`, Default(), []string{"dedupe: error", ": error"}},
+		{"bad budget", `{"compaction": {"budgetTokens": -1}}`, Default(), []string{"compaction.budgetTokens: error", ": error"}},
+		{"fractional budget", `{"compaction": {"budgetTokens": 10.5}}`, Default(), []string{"compaction.budgetTokens: error", ": error"}},
+		{"not an object", `{"compaction": true}`, Default(), []string{"compaction: error", ": error"}},
+		{"bad reattach", `{"compaction": {"reattach": "yes"}}`, Default(), []string{"compaction.reattach: error", ": error"}},
+	}
+	for _, tt := range tests {
+		frag, ds := Parse([]byte(tt.src), "f.json")
+		var got []string
+		for _, d := range ds {
+			got = append(got, fmt.Sprintf("%s: %s", d.Key, d.Severity))
+			if d.Line == 0 && d.Key != "" {
+				t.Errorf("%s: diagnostic %q has no line", tt.name, d)
+			}
+		}
+		if diff := cmp.Diff(tt.diags, got); diff != "" {
+			t.Errorf("%s: diagnostics (-want +got):\n%s", tt.name, diff)
+		}
+		if diff := cmp.Diff(tt.want, Merge(frag, Fragment{}, Trusted)); diff != "" {
+			t.Errorf("%s: config (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
