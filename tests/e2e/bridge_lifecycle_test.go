@@ -142,7 +142,7 @@ func TestBridgeReloadKeepsLatest(t *testing.T) {
 	t.Parallel()
 	env, prov, _ := bridgeEnv(t, Pi16(t), Steps(
 		[]Reply{load("tide-tables"), load("tide-tables"), Say("Done.")},
-	), `{"cacheAware": {"enabled": false}}`)
+	), `{"cacheAware": {"enabled": false}, "dedupe": "archive-older"}`) // the "already loaded" answer: bridge_dedupe_test.go
 	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{"When is high tide tomorrow?"}})
 	checkNoBridgeErrors(t, res)
 	reqs := prov.Requests()
