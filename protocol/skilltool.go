@@ -200,7 +200,7 @@ func (c *catalog) loadSkill(name string) SkillLoadResult {
 	}
 	p, baseDir, err := readSkill(s)
 	if err != nil {
-		return SkillLoadResult{Found: false, Name: s.Name, Text: fmt.Sprintf("The skill %q could not be loaded: %v.", s.Name, err)}
+		return SkillLoadResult{Found: false, Name: s.Name, Text: fmt.Sprintf("The skill %q could not be loaded: %v. %s", s.Name, err, c.availableText())}
 	}
 	body := strings.TrimSpace(p.Body)
 	sum := sha256.Sum256([]byte(body))
@@ -237,10 +237,19 @@ func (c *catalog) unknownText(name string) string {
 	if len(vis) == 0 {
 		return fmt.Sprintf("Unknown skill %q: no skills are available.", name)
 	}
+	return fmt.Sprintf("Unknown skill %q. %s", name, c.availableText())
+}
+
+// availableText lists the skills the tool can load, sorted by name.
+func (c *catalog) availableText() string {
+	vis := c.visible()
+	if len(vis) == 0 {
+		return "No skills are available."
+	}
 	names := make([]string, len(vis))
 	for i, s := range vis {
 		names[i] = s.Name
 	}
 	sort.Strings(names)
-	return fmt.Sprintf("Unknown skill %q. Available skills: %s.", name, strings.Join(names, ", "))
+	return "Available skills: " + strings.Join(names, ", ") + "."
 }

@@ -1,12 +1,14 @@
 package hostile
 
-// Framing cases: a bad frame costs only itself (the codec resynchronises on
-// the next Content-Length header), and a header line without a line end is
-// not buffered whole.
+// Regression tests for findings of the catalogue (docs/reliability.md): a
+// bad frame costs only itself (the codec resynchronises on the next
+// Content-Length header), a header line without a line end is not buffered
+// whole, and a refused skill file comes with the list of loadable skills.
 
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +80,19 @@ func TestHostileRPCHugeHeaderLine(t *testing.T) {
 	})
 	if grew > 16*mib {
 		t.Errorf("a 100 MiB header line allocated %d MiB: it was buffered whole", grew/mib)
+	}
+}
+
+// TestHostileSkillToolOutsideListsAvailable: refusing a SKILL.md that
+// links outside its folder also lists the skills that may be loaded.
+func TestHostileSkillToolOutsideListsAvailable(t *testing.T) {
+	p, _ := hostilePack(t)
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	s.initialize(p)
+	r := loadSkill(s.wire, "leak")
+	for _, n := range []string{"go-tests", "sql-migration", "breakout"} {
+		if !strings.Contains(r.Text, n) {
+			t.Errorf("the refusal %q does not list %q", r.Text, n)
+		}
 	}
 }
