@@ -361,7 +361,7 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 	// which one is in use now.
 	var ds []lifecycle.Decision
 	if sel, ok := selection(c.s.init.CurrentModel, c.s.init.ThinkingLevel); ok {
-		ds = c.s.eng.ModelSelected(sel)
+		ds = hostModelDecisions(c.s.eng.ModelSelected(sel))
 	}
 	c.s.mu.Unlock()
 	c.emit(ds)

@@ -255,7 +255,7 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 	c.s.watch = newSkillWatch(p, c.s.cat.skills)
 	var ds []lifecycle.Decision
 	if sel, ok := selection(p.CurrentModel, p.ThinkingLevel); ok {
-		ds = c.s.eng.ModelSelected(sel)
+		ds = hostModelDecisions(c.s.eng.ModelSelected(sel))
 	}
 	diags := append(append([]string{}, c.s.cat.diags...), c.s.world.diags...)
 	for _, d := range c.s.eng.ModelDiagnostics() {
@@ -361,4 +361,20 @@ func (c *call) toolCall() (any, *jsonrpc2.Error) {
 		return ToolCallResult{}, nil
 	}
 	return c.catalog().checkToolCall(p, cwd), nil
+}
+
+// hostModelDecisions drops the model-state record from the decisions the
+// engine takes when told the host's current model at start or after a
+// restore. That model is state the host already holds, not a decision:
+// every session/restore ends by telling the engine the host's model again,
+// so recording it only added one model-state entry to the session at every
+// (re)start of the sidecar.
+func hostModelDecisions(ds []lifecycle.Decision) []lifecycle.Decision {
+	out := ds[:0:0]
+	for _, d := range ds {
+		if d.Action != lifecycle.ActModelState {
+			out = append(out, d)
+		}
+	}
+	return out
 }
