@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -72,13 +71,8 @@ func parseExplain(args []string, stdout, stderr io.Writer) (a explainArgs, code 
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return a, 0, false
-		}
-		return a, 2, false
+	if code, ok := parseFlags(fs, args, stdout); !ok {
+		return a, code, false
 	}
 	a.prompt = strings.Join(fs.Args(), " ")
 	if strings.TrimSpace(a.prompt) == "" && a.model == "" {

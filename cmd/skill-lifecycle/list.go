@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -105,13 +104,8 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stdout); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "skill-lifecycle list: unexpected argument %q\n", fs.Arg(0))

@@ -7,6 +7,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -67,4 +69,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// parseFlags parses a subcommand's flags. --help prints the usage on stdout
+// and ends the command with 0; a bad flag (already reported on the flag
+// set's output) ends it with 2. ok is true when the command should go on.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	if err == nil {
+		return 0, true
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return 0, false
+	}
+	return 2, false
 }
