@@ -2,7 +2,6 @@ package session
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +10,9 @@ import (
 	"time"
 )
 
-// DefaultMaxLine is the longest line the reader accepts (64 MiB). A longer
-// line is reported (CodeLineTooLong) and skipped; reading goes on.
+// DefaultMaxLine is the longest line the reader accepts (64 MiB, its line
+// end not counted). A longer line is reported (CodeLineTooLong) and
+// skipped; reading goes on.
 const DefaultMaxLine = 64 << 20
 
 // Options tune reading. The zero value is ready to use.
@@ -58,13 +58,13 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 			}
 			continue
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(strings.TrimSpace(line)) == 0 {
 			if eof {
 				break
 			}
 			continue
 		}
-		v, err := jp.parse(string(line))
+		v, err := jp.parse(line)
 		if err != nil || v.kind != jObj {
 			code, msg := CodeBadJSON, "not a JSON object, line skipped"
 			if err != nil {
@@ -138,53 +138,117 @@ type pendingCompaction struct {
 	idx int
 }
 
-// lineReader returns lines of at most max bytes without allocating a copy
-// when a line fits in the bufio buffer.
+// lineReader returns lines of at most max bytes (the line end, LF or CRLF,
+// not counted). A line that fits in the bufio buffer is copied once, into
+// the string the parsed entry shares. A longer line is gathered in blocks
+// that are never copied to grow (growing one buffer by appending allocated
+// about five times the line in total, as each larger array is a new
+// allocation), then copied once into an exactly sized string: a line of L
+// bytes costs about 2×L. A line found to be over the limit costs at most
+// about the limit, and its blocks are dropped at once.
 type lineReader struct {
 	r         *bufio.Reader
 	max       int
-	buf       []byte
+	blocks    [][]byte // the pieces of the line being gathered
 	line      int
 	noNewline bool
 }
 
-func (lr *lineReader) next() (line []byte, tooLong, eof bool, err error) {
-	lr.buf = lr.buf[:0]
-	first := true
-	for {
-		chunk, rerr := lr.r.ReadSlice('\n')
-		if rerr == nil && first {
-			lr.line++
-			lr.noNewline = false
-			return trimEOL(chunk), len(chunk) > lr.max, false, nil
+// Block sizes for gathering a long line: each new block is a quarter of
+// what is gathered so far, within these bounds, so that the last block's
+// unused tail is at most a quarter of the line (or minBlock) and a line
+// of the default limit needs a few dozen blocks.
+const (
+	minBlock = 256 << 10
+	maxBlock = 4 << 20
+)
+
+func (lr *lineReader) next() (line string, tooLong, eof bool, err error) {
+	chunk, rerr := lr.r.ReadSlice('\n')
+	if rerr == nil { // the whole line is in the buffer
+		lr.line++
+		lr.noNewline = false
+		b := trimEOL(chunk)
+		if len(b) > lr.max {
+			return "", true, false, nil
 		}
-		first = false
-		if !tooLong {
-			if len(lr.buf)+len(chunk) > lr.max {
-				tooLong = true
-				lr.buf = lr.buf[:0]
-			} else {
-				lr.buf = append(lr.buf, chunk...)
-			}
-		}
-		switch {
-		case rerr == bufio.ErrBufferFull:
-			continue
-		case rerr == nil:
-			lr.line++
-			lr.noNewline = false
-			return trimEOL(lr.buf), tooLong, false, nil
-		case rerr == io.EOF:
-			if len(lr.buf) == 0 && !tooLong {
-				return nil, false, true, nil
-			}
-			lr.line++
-			lr.noNewline = true
-			return trimEOL(lr.buf), tooLong, true, nil
-		default:
-			return nil, false, true, rerr
-		}
+		return string(b), false, false, nil
 	}
+	total := 0 // bytes gathered, line end included
+	for {
+		if !tooLong {
+			// Up to two more bytes than the limit are gathered: the
+			// line end is not counted against it.
+			if total+len(chunk) > lr.max+2 {
+				tooLong = true
+				lr.drop()
+			} else {
+				lr.gather(chunk, total)
+			}
+		}
+		total += len(chunk)
+		switch rerr {
+		case bufio.ErrBufferFull:
+			chunk, rerr = lr.r.ReadSlice('\n')
+			continue
+		case nil:
+			lr.noNewline = false
+		case io.EOF:
+			if total == 0 {
+				return "", false, true, nil
+			}
+			lr.noNewline, eof = true, true
+		default:
+			lr.drop()
+			return "", false, true, rerr
+		}
+		lr.line++
+		if tooLong {
+			return "", true, eof, nil
+		}
+		line = lr.join(total)
+		if len(line) > lr.max {
+			return "", true, eof, nil
+		}
+		return line, false, eof, nil
+	}
+}
+
+// gather appends chunk to the blocks; total is how much they hold.
+func (lr *lineReader) gather(chunk []byte, total int) {
+	for len(chunk) > 0 {
+		n := len(lr.blocks)
+		if n == 0 || len(lr.blocks[n-1]) == cap(lr.blocks[n-1]) {
+			size := min(max(total/4, minBlock), maxBlock)
+			lr.blocks = append(lr.blocks, make([]byte, 0, size))
+			n++
+		}
+		b := lr.blocks[n-1]
+		k := min(cap(b)-len(b), len(chunk))
+		lr.blocks[n-1] = append(b, chunk[:k]...)
+		chunk = chunk[k:]
+		total += k
+	}
+}
+
+// join copies the gathered blocks (total bytes) into one string, without
+// the line end, and drops the blocks.
+func (lr *lineReader) join(total int) string {
+	var sb strings.Builder
+	sb.Grow(total)
+	for _, b := range lr.blocks {
+		sb.Write(b)
+	}
+	lr.drop()
+	s := sb.String()
+	s = strings.TrimSuffix(s, "\n")
+	return strings.TrimSuffix(s, "\r")
+}
+
+// drop lets the blocks be collected.
+func (lr *lineReader) drop() {
+	clear(lr.blocks)
+	lr.blocks = lr.blocks[:0]
 }
 
 func trimEOL(b []byte) []byte {
