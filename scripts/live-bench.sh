@@ -4,18 +4,22 @@
 # request bodies with replay/pricing, checked against `skill-lifecycle replay`.
 #
 #   scripts/live-bench.sh [--short] [--json] [--keep DIR] [--scenario NAME] [--modes a,b]
+#                         [--config NAME=FILE ...]
 #
 # --short   only the short scenario (release-week, about 26-29 requests a mode,
 #           about 2.5 minutes); the full run takes about 15 minutes.
 # --json    print the report as JSON instead of the table.
 # --keep    keep Pi's sessions and the request logs (with virtual times) in DIR.
 # --scenario, --modes  run a subset (the no-extension baseline always runs).
+# --config  one more mode, NAME, running the bridge with FILE as its
+#           skill-lifecycle.json (repeatable; --modes may name it).
 # It fails (exit 1) when the harness misbehaves or a skill the agent came back
 # to was left archived without a way to load it again; the cost targets are
 # reported, not enforced. At most two Pi processes run at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 short=0 json=0 keep="" only="" modes=""
+confs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --short) short=1 ;;
@@ -26,7 +30,9 @@ while [ $# -gt 0 ]; do
     --scenario=*) only=${1#--scenario=} ;;
     --modes) modes=$2; shift ;;
     --modes=*) modes=${1#--modes=} ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --config) confs+=(-live.config "$2"); shift ;;
+    --config=*) confs+=(-live.config "${1#--config=}") ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -41,6 +47,7 @@ args=(-live.out "$out")
 [ -z "$keep" ] || args+=(-live.keep "$(mkdir -p "$keep" && cd "$keep" && pwd)")
 [ -z "$only" ] || args+=(-live.scenario "$only")
 [ -z "$modes" ] || args+=(-live.modes "$modes")
+args+=("${confs[@]+"${confs[@]}"}")
 status=0
 go test -tags e2e -count=1 -parallel 2 -timeout "${LIVE_BENCH_TIMEOUT:-40m}" -run '^TestLiveBench$' ./bench/live/ -args "${args[@]}" >"$log" 2>&1 || status=$?
 if [ -s "$out" ]; then cat "$out"; fi

@@ -23,6 +23,7 @@ var (
 	flagModes = flag.String("live.modes", "", "comma-separated modes to run (default: all)")
 	flagOnly  = flag.String("live.scenario", "", "run only this scenario")
 	flagFrom  = flag.String("live.from", "", "do not run Pi: rebuild the report from runs kept in this folder by -live.keep")
+	flagConfs configFlags
 )
 
 var (
@@ -89,7 +90,7 @@ func TestLiveBench(t *testing.T) {
 		}
 		scenarios = keep
 	}
-	modes := Modes()
+	modes := append(Modes(), flagConfs...)
 	if *flagModes != "" {
 		want := map[string]bool{}
 		for _, m := range strings.Split(*flagModes, ",") {

@@ -58,6 +58,20 @@ type Report struct {
 	Rows      []Row          `json:"rows"`
 	Totals    []Row          `json:"totals"`
 	Pricing   string         `json:"pricing"`
+	// Foresight is the bound of archiving with perfect knowledge of the
+	// scenario's future, over the no-extension run and over the defaults
+	// run, per scenario and summed ("all"); see Foresight.
+	Foresight []ForesightRow `json:"foresight"`
+	// ForesightErr is set when a bound could not be computed.
+	ForesightErr string `json:"foresightError,omitempty"`
+}
+
+// ForesightRow is a Foresight with its figures relative to the
+// no-extension run of the same scenario.
+type ForesightRow struct {
+	Foresight
+	CostPct, CostPct5m, PeakPct               float64
+	MinPeakPct, MinPeakCostPct, MinPeakCost5m float64
 }
 
 // ScenarioInfo describes a scenario.
@@ -95,6 +109,7 @@ func BuildReport(scenarios []Scenario, modes []Mode, runs map[string]map[string]
 			addFigures(&t.Figures, f)
 		}
 	}
+	rep.addForesight(scenarios, modes, runs)
 	b := total[modes[0].Name]
 	for _, m := range modes {
 		if t := total[m.Name]; t != nil && b != nil {
@@ -324,6 +339,18 @@ func (rep *Report) Table() string {
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(&b, "\nProblems:\n  %s\n", strings.Join(problems, "\n  "))
+	}
+	if len(rep.Foresight) > 0 {
+		fmt.Fprintf(&b, "\nForesight bound (archiving with perfect knowledge of which skills the scenario uses again, no reloads; %% of no extension):\n")
+		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(w, "scenario\tover\tcost %\tcost % 5m\tpeak %\tmin peak %\tits cost %\tits cost % 5m\t")
+		for _, f := range rep.Foresight {
+			fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", f.Scenario, f.Over, f.CostPct, f.CostPct5m, f.PeakPct, f.MinPeakPct, f.MinPeakCostPct, f.MinPeakCost5m)
+		}
+		_ = w.Flush()
+	}
+	if rep.ForesightErr != "" {
+		fmt.Fprintf(&b, "\nForesight bound: %s\n", rep.ForesightErr)
 	}
 	fmt.Fprintf(&b, "\nPrefix breaks (what broke the cache):\n")
 	for _, r := range rep.Rows {

@@ -1,0 +1,284 @@
+//go:build e2e
+
+package live
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+	"unicode/utf8"
+
+	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/tests/e2e"
+)
+
+// Foresight is the bound on what archiving alone could save on one run:
+// the run's own requests re-priced as if skill bodies had been replaced by
+// their placeholders, by a policy that knows the scenario's future. It
+// archives only bodies of skills the scenario does not use again (no
+// Load, Need or Ref step in any later turn), at the first request of a
+// turn after the last use, so it never pays for a reload. Two plans:
+//
+//   - Cost: per skill, in order of last use, the turn (or never) that
+//     gives the lowest cost under the lifetime, greedily, once per
+//     lifetime (none and CacheTTL);
+//   - Peak: every such body archived at the first turn after its last
+//     use, whatever it costs: the smallest peak reachable without reloads.
+//
+// Applied to the no-extension run it bounds any archiving policy with
+// Pi's listing; applied to the bridge's defaults run (which archives
+// nothing in these scenarios), the bridge with a perfect policy.
+type Foresight struct {
+	Scenario string `json:"scenario"`
+	Over     string `json:"over"` // the mode whose run was re-priced
+	// Cost plan, priced with no lifetime and with CacheTTL; PeakChars is
+	// the cost plan's peak (no lifetime).
+	CostUSD, CostUSD5m float64
+	PeakChars          int
+	Plan, Plan5m       map[string]int // skill → turn (1-based) from which it is archived
+	// Peak plan.
+	MinPeakChars                 int
+	MinPeakCostUSD, MinPeak5mUSD float64
+}
+
+var (
+	piBodyRE     = regexp.MustCompile(`^---\r?\nname:\s*([a-z0-9-]+)`)
+	bridgeBodyRE = regexp.MustCompile(`^<skill_content name="([a-z0-9-]+)">`)
+)
+
+// foresightReq is one request split so that bodies can be swapped.
+type foresightReq struct {
+	turn   int
+	vtime  time.Time
+	model  string
+	output int
+	body   map[string]json.RawMessage
+	msgs   []json.RawMessage
+	skill  map[int]string          // message index → skill whose body it is
+	alt    map[int]json.RawMessage // message index → the message with the placeholder
+}
+
+// lastUse is, per skill, the last turn (1-based) that loads, needs or
+// reads a file of it.
+func lastUse(sc Scenario) map[string]int {
+	last := map[string]int{}
+	for i, t := range sc.Turns {
+		for _, st := range t.Steps {
+			if st.Skill != "" {
+				last[st.Skill] = i + 1
+			}
+		}
+	}
+	return last
+}
+
+func splitRequests(run *Run) ([]foresightReq, error) {
+	var out []foresightReq
+	for _, r := range run.Requests {
+		fr := foresightReq{turn: r.Turn, vtime: r.VTime, model: r.Model, output: r.Usage.CompletionTokens,
+			skill: map[int]string{}, alt: map[int]json.RawMessage{}}
+		if err := json.Unmarshal(r.Body, &fr.body); err != nil {
+			return nil, fmt.Errorf("request %d: %v", r.Index, err)
+		}
+		if err := json.Unmarshal(fr.body["messages"], &fr.msgs); err != nil {
+			return nil, fmt.Errorf("request %d: messages: %v", r.Index, err)
+		}
+		for i, raw := range fr.msgs {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(raw, &m) != nil {
+				continue
+			}
+			var role, content string
+			if json.Unmarshal(m["role"], &role) != nil || role != "tool" || json.Unmarshal(m["content"], &content) != nil {
+				continue
+			}
+			sk := ""
+			if g := piBodyRE.FindStringSubmatch(content); g != nil {
+				sk = g[1]
+			} else if g := bridgeBodyRE.FindStringSubmatch(content); g != nil {
+				sk = g[1]
+			}
+			if sk == "" {
+				continue
+			}
+			m["content"], _ = json.Marshal(rules.Placeholder(sk))
+			alt, err := json.Marshal(m)
+			if err != nil {
+				return nil, err
+			}
+			fr.skill[i], fr.alt[i] = sk, alt
+		}
+		out = append(out, fr)
+	}
+	return out, nil
+}
+
+// price prices reqs with the skills of plan archived from their turn on;
+// it returns the cost and the peak size in code points.
+func pricePlan(reqs []foresightReq, plan map[string]int, ttl time.Duration) (float64, int, error) {
+	m := pricing.NewMeter(pricing.Options{CharsPerToken: 4, TTL: ttl})
+	peak := 0
+	for _, r := range reqs {
+		msgs, copied := r.msgs, false
+		for i, sk := range r.skill {
+			if t, ok := plan[sk]; ok && r.turn >= t {
+				if !copied {
+					msgs, copied = append([]json.RawMessage(nil), r.msgs...), true
+				}
+				msgs[i] = r.alt[i]
+			}
+		}
+		raw, err := json.Marshal(map[string]any{"tools": r.body["tools"], "messages": msgs})
+		if err != nil {
+			return 0, 0, err
+		}
+		s, err := e2e.UsageString(raw)
+		if err != nil {
+			return 0, 0, err
+		}
+		peak = max(peak, utf8.RuneCountInString(s))
+		m.Price(pricing.Request{Time: r.vtime, Provider: e2e.ProviderName, Model: r.model,
+			Segments: []pricing.Segment{pricing.TextSegment(s)}, OutputTokens: r.output})
+	}
+	return m.Totals.Total, peak, nil
+}
+
+// MeasureForesight computes the foresight bound of run, a run of sc.
+func MeasureForesight(sc Scenario, mode string, run *Run) (Foresight, error) {
+	f := Foresight{Scenario: sc.Name, Over: mode}
+	reqs, err := splitRequests(run)
+	if err != nil {
+		return f, err
+	}
+	last := lastUse(sc)
+	var skills []string
+	for sk := range last {
+		skills = append(skills, sk)
+	}
+	sort.Slice(skills, func(i, j int) bool {
+		if last[skills[i]] != last[skills[j]] {
+			return last[skills[i]] < last[skills[j]]
+		}
+		return skills[i] < skills[j]
+	})
+	greedy := func(ttl time.Duration) (map[string]int, error) {
+		plan := map[string]int{}
+		for _, sk := range skills {
+			best, bestTurn := -1.0, 0
+			for t := last[sk] + 1; t <= len(sc.Turns)+1; t++ { // len+1: never
+				if t <= len(sc.Turns) {
+					plan[sk] = t
+				} else {
+					delete(plan, sk)
+				}
+				c, _, err := pricePlan(reqs, plan, ttl)
+				if err != nil {
+					return nil, err
+				}
+				if best < 0 || c < best {
+					best, bestTurn = c, t
+				}
+			}
+			if bestTurn <= len(sc.Turns) {
+				plan[sk] = bestTurn
+			} else {
+				delete(plan, sk)
+			}
+		}
+		return plan, nil
+	}
+	if f.Plan, err = greedy(0); err != nil {
+		return f, err
+	}
+	if f.Plan5m, err = greedy(CacheTTL); err != nil {
+		return f, err
+	}
+	if f.CostUSD, f.PeakChars, err = pricePlan(reqs, f.Plan, 0); err != nil {
+		return f, err
+	}
+	if f.CostUSD5m, _, err = pricePlan(reqs, f.Plan5m, CacheTTL); err != nil {
+		return f, err
+	}
+	peakPlan := map[string]int{}
+	for sk, t := range last {
+		if t < len(sc.Turns) {
+			peakPlan[sk] = t + 1
+		}
+	}
+	if f.MinPeakCostUSD, f.MinPeakChars, err = pricePlan(reqs, peakPlan, 0); err != nil {
+		return f, err
+	}
+	if f.MinPeak5mUSD, _, err = pricePlan(reqs, peakPlan, CacheTTL); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// addForesight computes the foresight bound over the baseline run and over
+// the defaults run of each scenario. The bound of an empty plan must equal
+// the run's measured cost; a mismatch is reported, not hidden.
+func (rep *Report) addForesight(scenarios []Scenario, modes []Mode, runs map[string]map[string]*Run) {
+	over := []string{modes[0].Name}
+	for _, m := range modes[1:] {
+		if m.Name == "defaults" {
+			over = append(over, m.Name)
+		}
+	}
+	sum := map[string]*ForesightRow{}
+	base := map[string]Figures{}
+	for _, sc := range scenarios {
+		b := runs[sc.Name][modes[0].Name]
+		if b == nil {
+			continue
+		}
+		bf := Measure(b)
+		base[sc.Name] = bf
+		for _, mode := range over {
+			run := runs[sc.Name][mode]
+			if run == nil {
+				continue
+			}
+			f, err := MeasureForesight(sc, mode, run)
+			if err == nil {
+				reqs, _ := splitRequests(run)
+				c, _, _ := pricePlan(reqs, nil, 0)
+				if m := Measure(run).CostUSD; c < m*0.9999 || c > m*1.0001 {
+					err = fmt.Errorf("%s/%s: re-pricing the run unchanged gives %.6f USD, measured %.6f", sc.Name, mode, c, m)
+				}
+			}
+			if err != nil {
+				rep.ForesightErr = err.Error()
+				return
+			}
+			r := ForesightRow{Foresight: f,
+				CostPct: pct(f.CostUSD, bf.CostUSD), CostPct5m: pct(f.CostUSD5m, bf.CostUSD5m), PeakPct: pct(float64(f.PeakChars), float64(bf.PeakChars)),
+				MinPeakPct: pct(float64(f.MinPeakChars), float64(bf.PeakChars)), MinPeakCostPct: pct(f.MinPeakCostUSD, bf.CostUSD), MinPeakCost5m: pct(f.MinPeak5mUSD, bf.CostUSD5m)}
+			rep.Foresight = append(rep.Foresight, r)
+			t := sum[mode]
+			if t == nil {
+				t = &ForesightRow{Foresight: Foresight{Scenario: "all", Over: mode}}
+				sum[mode] = t
+			}
+			t.CostUSD += f.CostUSD
+			t.CostUSD5m += f.CostUSD5m
+			t.PeakChars += f.PeakChars
+			t.MinPeakChars += f.MinPeakChars
+			t.MinPeakCostUSD += f.MinPeakCostUSD
+			t.MinPeak5mUSD += f.MinPeak5mUSD
+		}
+	}
+	var b Figures
+	for _, f := range base {
+		addFigures(&b, f)
+	}
+	for _, mode := range over {
+		if t := sum[mode]; t != nil {
+			t.CostPct, t.CostPct5m, t.PeakPct = pct(t.CostUSD, b.CostUSD), pct(t.CostUSD5m, b.CostUSD5m), pct(float64(t.PeakChars), float64(b.PeakChars))
+			t.MinPeakPct, t.MinPeakCostPct, t.MinPeakCost5m = pct(float64(t.MinPeakChars), float64(b.PeakChars)), pct(t.MinPeakCostUSD, b.CostUSD), pct(t.MinPeak5mUSD, b.CostUSD5m)
+			rep.Foresight = append(rep.Foresight, *t)
+		}
+	}
+}
