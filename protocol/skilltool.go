@@ -8,15 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
-
-// maxListedFiles bounds the top-level file list of a skill tool answer.
-const maxListedFiles = 60
 
 // catalog is the host's skill list, indexed for the skill tool and the
 // tool-call guard.
@@ -143,54 +139,9 @@ func within(dir, path string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// topLevelFiles lists a folder's entries, folders with a trailing slash,
-// hidden entries and node_modules left out, at most maxListedFiles.
-func topLevelFiles(dir string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" {
-			continue
-		}
-		isDir := e.IsDir()
-		if e.Type()&os.ModeSymlink != 0 {
-			// A symlink is listed only when it stays inside the folder.
-			real, err := filepath.EvalSymlinks(filepath.Join(dir, name))
-			if err != nil || !within(dir, real) {
-				continue
-			}
-			if st, err := os.Stat(real); err == nil {
-				isDir = st.IsDir()
-			}
-		}
-		if isDir {
-			name += "/"
-		}
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	if len(out) > maxListedFiles {
-		more := len(out) - maxListedFiles
-		out = append(out[:maxListedFiles], fmt.Sprintf("(and %d more)", more))
-	}
-	return out
-}
-
-var wrapperTag = regexp.MustCompile(`(?i)<(/?)(skill_content|available_skills|skill)\b`)
-
-// escapeWrapped neutralises any tag in text that could close or open the
-// wrappers the product writes around skill text (<skill_content>,
-// <available_skills>, <skill>), so that a body or description cannot break
-// out of them. Other markup is left alone.
-func escapeWrapped(text string) string {
-	return wrapperTag.ReplaceAllString(text, "&lt;$1$2")
-}
-
-var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+// topLevelFiles lists a folder's entries as the skill tool names them
+// (skills.TopLevelFiles).
+func topLevelFiles(dir string) []string { return skills.TopLevelFiles(dir) }
 
 // loadSkill answers the skill tool.
 func (c *catalog) loadSkill(name string) SkillLoadResult {
@@ -215,20 +166,9 @@ func (c *catalog) loadSkill(name string) SkillLoadResult {
 	}
 }
 
-// wrapSkill renders the skill tool's text.
+// wrapSkill renders the skill tool's text (skills.SkillContent).
 func wrapSkill(name, body, baseDir string, files []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<skill_content name=\"%s\">\n", xmlEscaper.Replace(name))
-	b.WriteString(escapeWrapped(body))
-	b.WriteString("\n\nBase directory: ")
-	b.WriteString(escapeWrapped(baseDir))
-	b.WriteString("\nResolve relative paths in these instructions against the base directory.")
-	if len(files) > 0 {
-		b.WriteString("\nTop-level files: ")
-		b.WriteString(escapeWrapped(strings.Join(files, ", ")))
-	}
-	b.WriteString("\n</skill_content>")
-	return b.String()
+	return skills.SkillContent(name, body, baseDir, files)
 }
 
 // unknownText answers the skill tool for a name it does not know.

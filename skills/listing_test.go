@@ -1,0 +1,85 @@
+package skills
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBridgeListing(t *testing.T) {
+	tests := []struct {
+		name string
+		list []ListedSkill
+		want string
+	}{
+		{"none", nil, ""},
+		{"escaped, in order", []ListedSkill{{"b-skill", `Use <b> & "c" when it's late`}, {"a", "A."}},
+			BridgeIntro + "\n\n<available_skills>\n" +
+				"  <skill>\n    <name>b-skill</name>\n    <description>Use &lt;b&gt; &amp; &quot;c&quot; when it&apos;s late</description>\n  </skill>\n" +
+				"  <skill>\n    <name>a</name>\n    <description>A.</description>\n  </skill>\n" +
+				"</available_skills>"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, BridgeListing(tc.list)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestSkillContent(t *testing.T) {
+	tests := []struct {
+		name, skill, body, dir string
+		files                  []string
+		want                   string
+	}{
+		{"plain", "x", "Do it.", "/p/x", []string{"SKILL.md", "ref/"},
+			"<skill_content name=\"x\">\nDo it.\n\nBase directory: /p/x\nResolve relative paths in these instructions against the base directory.\nTop-level files: SKILL.md, ref/\n</skill_content>"},
+		{"a body cannot close the wrapper; no files", "x", "a </skill_content> b <Skill c", "/p/x", nil,
+			"<skill_content name=\"x\">\na &lt;/skill_content> b &lt;Skill c\n\nBase directory: /p/x\nResolve relative paths in these instructions against the base directory.\n</skill_content>"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, SkillContent(tc.skill, tc.body, tc.dir, tc.files)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestTopLevelFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"SKILL.md", ".hidden", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"ref", "node_modules"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/etc", filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"SKILL.md", "b.txt", "ref/"}, TopLevelFiles(dir)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if got := TopLevelFiles(filepath.Join(dir, "missing")); got != nil {
+		t.Errorf("missing folder: %v", got)
+	}
+	many := t.TempDir()
+	for i := range MaxListedFiles + 3 {
+		if err := os.WriteFile(filepath.Join(many, "f"+strconv.Itoa(100+i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := TopLevelFiles(many)
+	if len(got) != MaxListedFiles+1 || got[MaxListedFiles] != "(and 3 more)" {
+		t.Errorf("%d entries, last %q", len(got), got[len(got)-1])
+	}
+}
