@@ -7,8 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // DefaultMaxMessage is the largest message body the server reads (bytes).
@@ -31,12 +29,33 @@ type malformedParams struct {
 // the stream when one message is bad: an invalid header, an oversized body,
 // invalid JSON or a JSON value that is not a JSON-RPC message becomes a
 // malformedMethod notification.
+//
+// It also echoes request ids as the host wrote them (rpcid.go): on reading,
+// the id of each request is replaced by one of ids, and on writing the
+// host's id is put back into the response. A codec without ids (the zero
+// value) leaves ids to jsonrpc2.
 type frameCodec struct {
 	max int64
+	ids *idTable
+}
+
+// newFrameCodec returns the server's codec: messages up to max bytes
+// (none when max is 0), request ids echoed as written.
+func newFrameCodec(max int64) frameCodec {
+	return frameCodec{max: max, ids: newIDTable()}
 }
 
 func (c frameCodec) WriteObject(stream io.Writer, obj any) error {
-	return jsonrpc2.VSCodeObjectCodec{}.WriteObject(stream, obj)
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	data = c.ids.restore(data)
+	if _, err := fmt.Fprintf(stream, "Content-Length: %d\r\n\r\n", len(data)); err != nil {
+		return err
+	}
+	_, err = stream.Write(data)
+	return err
 }
 
 func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
@@ -97,15 +116,16 @@ func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
 	if _, err := io.ReadFull(stream, body); err != nil {
 		return io.ErrUnexpectedEOF
 	}
+	if !json.Valid(body) {
+		return malformed(v, CodeParseError, "invalid JSON in message body", nil)
+	}
+	body, sub, raw := c.ids.substitute(body)
 	if err := json.Unmarshal(body, v); err != nil {
-		if !json.Valid(body) {
-			return malformed(v, CodeParseError, "invalid JSON in message body", nil)
+		id := sub
+		if id == nil {
+			id = c.ids.errorID(raw)
 		}
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(body, &probe)
-		return malformed(v, CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error(), probe.ID)
+		return malformed(v, CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error(), id)
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func NewServer(opts Options) *Server {
 // the stream ends, or ctx is cancelled. It returns nil after a clean
 // shutdown and exit, ErrExitWithoutShutdown otherwise.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	stream := jsonrpc2.NewBufferedStream(rwc, frameCodec{max: s.opts.MaxMessage})
+	stream := jsonrpc2.NewBufferedStream(rwc, newFrameCodec(s.opts.MaxMessage))
 	s.mu.Lock()
 	s.out = stream
 	s.mu.Unlock()

@@ -3,7 +3,8 @@ package hostile
 // Regression tests for findings of the catalogue (docs/reliability.md): a
 // bad frame costs only itself (the codec resynchronises on the next
 // Content-Length header), a header line without a line end is not buffered
-// whole, and a refused skill file comes with the list of loadable skills.
+// whole, a refused skill file comes with the list of loadable skills, and a
+// response carries the request's id exactly as the host wrote it.
 
 import (
 	"bytes"
@@ -94,5 +95,36 @@ func TestHostileSkillToolOutsideListsAvailable(t *testing.T) {
 		if !strings.Contains(r.Text, n) {
 			t.Errorf("the refusal %q does not list %q", r.Text, n)
 		}
+	}
+}
+
+// TestHostileRPCIDEchoedAsWritten (finding 4): the response to a request
+// carries its id byte for byte, whatever number or string it is, on a
+// result and on an error. A host that sent -1 used to get
+// 18446744073709551615 back and wait for its answer forever.
+func TestHostileRPCIDEchoedAsWritten(t *testing.T) {
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	s.initialize(newPack(t))
+	before := s.decide()
+	for _, id := range []string{`-1`, `-0`, `1.5`, `1e3`, `1E+2`, `-2.5E-7`, `123456789012345678901234567890`,
+		`18446744073709551615`, `-9223372036854775809`, `null`, `"-1"`, `""`, `"\u0041\/"`, `"</x>&"`} {
+		t.Run("id="+id, func(t *testing.T) {
+			s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"command","params":{"name":"skills-list"}}`)
+			m := s.nextResponse()
+			if string(m.ID) != id {
+				t.Errorf("result: response id %s, want %s", m.ID, id)
+			}
+			var r protocol.CommandResult
+			s.ok(m, &r)
+			if r.Text != before {
+				t.Errorf("the call was not served: %q", r.Text)
+			}
+			s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"skills/explode"}`)
+			m = s.nextResponse()
+			if string(m.ID) != id {
+				t.Errorf("error: response id %s, want %s", m.ID, id)
+			}
+			wantErr(t, m, protocol.CodeMethodNotFound, "skills/explode")
+		})
 	}
 }

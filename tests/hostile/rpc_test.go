@@ -53,11 +53,16 @@ func TestHostileRPCBeforeInitialize(t *testing.T) {
 type rpcCase struct {
 	name string
 	raw  []byte // the bytes sent, framed correctly unless the case is about framing
-	// the error expected; code 0 means no response at all (a notification)
+	// the error expected; code 0 means no response at all (a notification),
+	// answered a result (the skills list) with the id as written
 	code  int64
 	id    string // the response's id as JSON ("null" when not recoverable)
 	words []string
 }
+
+// answered is rpcCase.code for a message that is served: it gets a result,
+// not an error (JSON-RPC error codes are negative).
+const answered = 1
 
 func rpcCases() []rpcCase {
 	f := func(s string) []byte { return frame([]byte(s)) }
@@ -69,9 +74,15 @@ func rpcCases() []rpcCase {
 		{"batch-request", f(`[{"jsonrpc":"2.0","id":8,"method":"command","params":{"name":"skills-list"}}]`), protocol.CodeInvalidRequest, "null", []string{"not a JSON-RPC 2.0 message"}},
 		{"deeply-nested-json", f(`{"jsonrpc":"2.0","id":9,"method":"command","params":` + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + `}`), protocol.CodeParseError, "null", []string{"invalid JSON"}},
 		{"id-is-an-object", f(`{"jsonrpc":"2.0","id":{"a":1},"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `{"a":1}`, []string{"not a JSON-RPC 2.0 message"}},
-		{"id-is-a-fraction", f(`{"jsonrpc":"2.0","id":1.5,"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `1.5`, []string{"ID"}},
+		// Any number or string is a valid id and comes back as written
+		// (finding 4: -1 used to come back as 18446744073709551615; 1.5
+		// and 99999999999999999999 were refused).
+		{"id-is-a-fraction", f(`{"jsonrpc":"2.0","id":1.5,"method":"command","params":{"name":"skills-list"}}`), answered, `1.5`, nil},
+		{"id-is-negative", f(`{"jsonrpc":"2.0","id":-1,"method":"command","params":{"name":"skills-list"}}`), answered, `-1`, nil},
+		{"id-is-an-exponent", f(`{"jsonrpc":"2.0","id":1E+2,"method":"command","params":{"name":"skills-list"}}`), answered, `1E+2`, nil},
+		{"id-is-null", f(`{"jsonrpc":"2.0","id":null,"method":"command","params":{"name":"skills-list"}}`), answered, `null`, nil},
 		{"id-is-a-bool", f(`{"jsonrpc":"2.0","id":true,"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `true`, []string{"ID"}},
-		{"id-out-of-range", f(`{"jsonrpc":"2.0","id":99999999999999999999,"method":"command","params":{"name":"skills-list"}}`), protocol.CodeInvalidRequest, `99999999999999999999`, []string{"ID"}},
+		{"id-out-of-range", f(`{"jsonrpc":"2.0","id":99999999999999999999,"method":"command","params":{"name":"skills-list"}}`), answered, `99999999999999999999`, nil},
 		{"unknown-method", f(`{"jsonrpc":"2.0","id":10,"method":"skills/delete","params":{}}`), protocol.CodeMethodNotFound, "10", []string{`"skills/delete"`}},
 		{"wrong-param-type-string-field", f(`{"jsonrpc":"2.0","id":11,"method":"skill/load","params":{"name":5}}`), protocol.CodeInvalidParams, "11", []string{"skill/load", "name", "string", "number"}},
 		{"wrong-param-type-array-params", f(`{"jsonrpc":"2.0","id":12,"method":"skill/load","params":["go-tests"]}`), protocol.CodeInvalidParams, "12", []string{"skill/load", "params"}},
@@ -104,11 +115,22 @@ func TestHostileRPCBadMessages(t *testing.T) {
 			id, body := s.request(protocol.MethodCommand, protocol.CommandParams{Name: "skills-list"})
 			s.send(body)
 			first := s.nextResponse()
-			if tc.code == 0 {
+			switch tc.code {
+			case 0:
 				if string(first.ID) != fmt.Sprint(id) {
 					t.Fatalf("a notification was answered: %+v", first)
 				}
-			} else {
+			case answered:
+				if string(first.ID) != tc.id {
+					t.Errorf("response id %s, want %s", first.ID, tc.id)
+				}
+				var r protocol.CommandResult
+				s.ok(first, &r)
+				if r.Text != before {
+					t.Errorf("the call was not served: %q", r.Text)
+				}
+				first = s.waitID(id)
+			default:
 				if string(first.ID) != tc.id {
 					t.Errorf("error response id %s, want %s", first.ID, tc.id)
 				}
