@@ -279,69 +279,131 @@ func (it *item) load(mode Mode) {
 	it.s, it.diags, it.ok = s, append(it.diags, d...), ok
 }
 
+// walker is discovery's use of the walk: each file found becomes an item,
+// handed on (already open when the walk's probe opened it) to be loaded,
+// and each problem met becomes an item holding only a diagnostic.
 type walker struct {
-	visited map[string]bool // real folders entered
-	seen    map[string]bool // real files taken
-	items   []*item
-	emit    func(*item)
+	walk[handle]
+	items []*item
+	emit  func(*item)
 }
 
 func newWalker(emit func(*item)) *walker {
-	return &walker{visited: map[string]bool{}, seen: map[string]bool{}, emit: emit}
+	w := &walker{emit: emit}
+	w.walk = walk[handle]{
+		visited: map[string]bool{},
+		seen:    map[string]bool{},
+		probe:   openRegular,
+		release: handle.close,
+		file:    w.add,
+		warn:    w.note,
+	}
+	return w
 }
 
-func (w *walker) warn(path, code, format string, args ...any) {
-	w.items = append(w.items, &item{diags: []Diagnostic{{Path: path, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)}}})
+func (w *walker) note(path, code, message string) {
+	w.items = append(w.items, &item{diags: []Diagnostic{{Path: path, Severity: Warning, Code: code, Message: message}}})
 }
 
-func (w *walker) root(r Root) {
+// add records one skill file and hands it on.
+func (w *walker) add(path, real, source string, h *handle) {
+	it := &item{path: path, real: real, source: source}
+	if h != nil {
+		it.h, it.hasH = *h, true
+	}
+	w.items = append(w.items, it)
+	w.emit(it)
+}
+
+// walk holds the rules that say which files under some roots are skill
+// files (the rules Discover documents), and nothing about what is done
+// with them: Discover reads each file it yields, TakeSnapshot stats it, so
+// the two cannot disagree about where skills are. P is what the probe
+// learns about a folder's SKILL.md (an open file for discovery, a stamp
+// for the snapshot).
+type walk[P any] struct {
+	visited map[string]bool // real folders entered
+	seen    map[string]bool // real files taken
+	// probe looks at a folder's SKILL.md before the folder is listed. It
+	// returns ok only when that is a regular file and not a symbolic link,
+	// which settles the common case in one system call; it may decline in
+	// any case (no file, a link, a file it cannot open, a system lacking
+	// the call), and the folder listing then decides.
+	probe func(path string) (P, bool)
+	// release lets go of a probe's result that goes unused (its file was
+	// taken already under another path); nil when there is nothing to free.
+	release func(P)
+	// file takes a skill file met at path, whose real path (links
+	// resolved) is real; it is called once per real path. p is the probe's
+	// result for that file, nil when the listing found it.
+	file func(path, real, source string, p *P)
+	// warn reports a problem met on the way; nil discards them.
+	warn func(path, code, message string)
+}
+
+func (w *walk[P]) problem(path, code, format string, args ...any) {
+	if w.warn != nil {
+		w.warn(path, code, fmt.Sprintf(format, args...))
+	}
+}
+
+// root walks one root: a folder, or a single markdown file.
+func (w *walk[P]) root(r Root) {
 	st, err := os.Stat(r.Path)
 	if err != nil {
 		if !r.Auto || !errors.Is(err, fs.ErrNotExist) {
-			w.warn(r.Path, "path-unreadable", "cannot read skills path: %v", err)
+			w.problem(r.Path, "path-unreadable", "cannot read skills path: %v", err)
 		}
 		return
 	}
 	real, err := filepath.EvalSymlinks(r.Path)
 	if err != nil {
-		w.warn(r.Path, "path-unreadable", "cannot resolve skills path: %v", err)
+		w.problem(r.Path, "path-unreadable", "cannot resolve skills path: %v", err)
 		return
 	}
 	if !st.IsDir() {
 		if !strings.HasSuffix(r.Path, ".md") {
-			w.warn(r.Path, "not-markdown", "a skill file must be a .md file")
+			w.problem(r.Path, "not-markdown", "a skill file must be a .md file")
 			return
 		}
-		w.file(r.Path, real, r.Source, nil)
+		w.take(r.Path, real, r.Source, nil)
 		return
 	}
 	w.dir(r.Path, real, r.Source, true)
 }
 
-func (w *walker) dir(path, real, source string, isRoot bool) {
+// dir walks folder path, whose real path is real.
+func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 	if w.visited[real] {
 		return
 	}
 	w.visited[real] = true
-	// A folder holding SKILL.md is a skill root: take it and stop. Opening
-	// it without following a link answers in one system call for the
-	// common case (a regular SKILL.md, or none); a linked SKILL.md is
-	// handled below from the folder listing.
+	// A folder holding SKILL.md is a skill root: take it and stop. The
+	// probe answers for the common case (a regular SKILL.md, or none)
+	// without listing the folder; the listing handles the rest.
 	full := filepath.Join(path, "SKILL.md")
-	if h, ok := openRegular(full); ok {
-		w.file(full, filepath.Join(real, "SKILL.md"), source, &h)
+	if p, ok := w.probe(full); ok {
+		w.take(full, filepath.Join(real, "SKILL.md"), source, &p)
 		return
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		w.warn(path, "folder-unreadable", "cannot read folder: %v", err)
+		w.problem(path, "folder-unreadable", "cannot read folder: %v", err)
 		return
 	}
 	for _, e := range entries {
-		if e.Name() == "SKILL.md" && e.Type()&fs.ModeSymlink != 0 {
+		if e.Name() != "SKILL.md" {
+			continue
+		}
+		t := e.Type()
+		if t.IsRegular() { // the probe declined it: it could not open it, or cannot on this system
+			w.take(full, filepath.Join(real, "SKILL.md"), source, nil)
+			return
+		}
+		if t&fs.ModeSymlink != 0 {
 			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
 				if r, err := filepath.EvalSymlinks(full); err == nil {
-					w.file(full, r, source, nil)
+					w.take(full, r, source, nil)
 					return
 				}
 			}
@@ -365,12 +427,12 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 			}
 			if st.IsDir() {
 				if !w.visited[r] && holds(r, real) {
-					w.warn(full, "symlink-to-ancestor", "not followed: the link points to %s, a folder that holds this skills folder, so following it would scan everything around it", r)
+					w.problem(full, "symlink-to-ancestor", "not followed: the link points to %s, a folder that holds this skills folder, so following it would scan everything around it", r)
 					continue
 				}
 				w.dir(full, r, source, false)
 			} else if isRoot && st.Mode().IsRegular() && strings.HasSuffix(name, ".md") {
-				w.file(full, r, source, nil)
+				w.take(full, r, source, nil)
 			}
 			continue
 		}
@@ -378,7 +440,7 @@ func (w *walker) dir(path, real, source string, isRoot bool) {
 		case t.IsDir():
 			w.dir(full, filepath.Join(real, name), source, false)
 		case isRoot && t.IsRegular() && strings.HasSuffix(name, ".md"):
-			w.file(full, filepath.Join(real, name), source, nil)
+			w.take(full, filepath.Join(real, name), source, nil)
 		}
 	}
 }
@@ -390,21 +452,16 @@ func holds(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// file records one skill file, once per real path, and hands it on.
-func (w *walker) file(path, real, source string, h *handle) {
+// take hands on one skill file, once per real path.
+func (w *walk[P]) take(path, real, source string, p *P) {
 	if w.seen[real] {
-		if h != nil {
-			h.close()
+		if p != nil && w.release != nil {
+			w.release(*p)
 		}
 		return
 	}
 	w.seen[real] = true
-	it := &item{path: path, real: real, source: source}
-	if h != nil {
-		it.h, it.hasH = *h, true
-	}
-	w.items = append(w.items, it)
-	w.emit(it)
+	w.file(path, real, source, p)
 }
 
 var errTooLarge = errors.New("file too large")

@@ -3,7 +3,6 @@ package skills
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -27,95 +26,60 @@ type Snapshot struct {
 	Files map[string]Stamp `json:"files"`
 }
 
-// TakeSnapshot walks roots the way Discover does (hidden entries and
-// node_modules skipped, root-level *.md files and SKILL.md below, a folder
-// holding SKILL.md not descended, links followed once per real folder)
-// without reading any file, and stat's each skill file found; extra names
-// more files to stat (skills the host listed from places outside roots). A
-// missing root or file is simply absent from the snapshot.
+// TakeSnapshot stats each skill file Discover would find under roots
+// (it walks them with discovery's own rules, so hidden entries and
+// node_modules are skipped, a folder holding SKILL.md is not descended,
+// links are followed once per real folder and a file reached twice is
+// taken under the path met first) without reading any file; extra names
+// more files to stat (skills the host listed from places outside roots).
+// A file that fails to load is still stat'ed, so that fixing it shows as
+// a change. A missing root or file is simply absent from the snapshot.
 func TakeSnapshot(roots []Root, extra []string) Snapshot {
 	s := Snapshot{Files: map[string]Stamp{}}
-	w := snapWalker{s: s, visited: map[string]bool{}}
+	w := walk[Stamp]{
+		visited: map[string]bool{},
+		seen:    map[string]bool{},
+		probe:   lstatRegular,
+		file: func(path, _, _ string, st *Stamp) {
+			if st != nil {
+				s.Files[path] = *st
+				return
+			}
+			s.stat(path)
+		},
+	}
 	for _, r := range roots {
-		w.root(r.Path)
+		w.root(r)
 	}
 	for _, p := range extra {
 		if _, ok := s.Files[p]; !ok {
-			w.stat(p)
+			s.stat(p)
 		}
 	}
 	return s
 }
 
-type snapWalker struct {
-	s       Snapshot
-	visited map[string]bool
+func stampOf(st fs.FileInfo) Stamp {
+	return Stamp{Size: st.Size(), ModNano: st.ModTime().UnixNano()}
 }
 
-func (w *snapWalker) stat(path string) {
+// lstatRegular is the snapshot's probe: the stamp of path when it is a
+// regular file and not a link.
+func lstatRegular(path string) (Stamp, bool) {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return Stamp{}, false
+	}
+	return stampOf(st), true
+}
+
+// stat records path's stamp when it is a regular file (through links).
+func (s Snapshot) stat(path string) {
 	st, err := os.Stat(path)
 	if err != nil || !st.Mode().IsRegular() {
 		return
 	}
-	w.s.Files[path] = Stamp{Size: st.Size(), ModNano: st.ModTime().UnixNano()}
-}
-
-func (w *snapWalker) root(path string) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return
-	}
-	if !st.IsDir() {
-		if strings.HasSuffix(path, ".md") {
-			w.stat(path)
-		}
-		return
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		w.dir(path, real, true)
-	}
-}
-
-// dir walks folder path, whose symlink-free form is real.
-func (w *snapWalker) dir(path, real string, isRoot bool) {
-	if w.visited[real] {
-		return
-	}
-	w.visited[real] = true
-	full := filepath.Join(path, "SKILL.md")
-	if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
-		w.s.Files[full] = Stamp{Size: st.Size(), ModNano: st.ModTime().UnixNano()}
-		return
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" {
-			continue
-		}
-		full := filepath.Join(path, name)
-		t := e.Type()
-		childReal := filepath.Join(real, name)
-		if t&fs.ModeSymlink != 0 {
-			st, err := os.Stat(full)
-			if err != nil {
-				continue
-			}
-			if childReal, err = filepath.EvalSymlinks(full); err != nil {
-				continue
-			}
-			t = st.Mode().Type()
-		}
-		switch {
-		case t.IsDir():
-			w.dir(full, childReal, false)
-		case isRoot && t.IsRegular() && strings.HasSuffix(name, ".md"):
-			w.stat(full)
-		}
-	}
+	s.Files[path] = stampOf(st)
 }
 
 // FileChanges is the difference between two snapshots, by path, each list
