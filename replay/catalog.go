@@ -16,12 +16,19 @@ import (
 // archived skill's folder as an orphan use). orphanDirs are more folders
 // holding <name>/ subfolders.
 func CatalogOf(cat *skills.Catalog, orphanDirs []string) (lifecycle.Catalog, *Pack) {
-	pack := &Pack{Names: map[string]bool{}}
+	pack := &Pack{Names: map[string]bool{}, Files: map[string][]string{}, Locations: map[string]string{}}
 	seenDir := map[string]bool{}
 	vals := make([]skills.Skill, len(cat.Skills))
 	for i, s := range cat.Skills {
 		vals[i] = *s
 		pack.Names[s.Name] = true
+		if !s.DisableModelInvocation {
+			pack.Listing = append(pack.Listing, skills.ListedSkill{Name: s.Name, Description: s.Description})
+		}
+		if s.Dir != "" {
+			pack.Files[s.Name] = skills.TopLevelFiles(s.Dir)
+		}
+		pack.Locations[s.Name] = s.Path
 		if parent := filepath.Dir(s.Dir); s.Dir != "" && !seenDir[parent] {
 			seenDir[parent] = true
 			pack.Dirs = append(pack.Dirs, parent)

@@ -10,15 +10,22 @@ import (
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // Pack is what replay knows of the installed skills: their names (nil
 // accepts any folder holding a SKILL.md) and folders where a skill named
 // <name> lives as <dir>/<name>/ (the --skills pack and --orphan-dir
-// folders).
+// folders). Listing (the model-visible skills, in Pi's order), Files (each
+// skill's top-level files) and Locations (each SKILL.md) let replay render
+// what the bridge would have shown (bridge.go); without them the bridge's
+// listing and tool answers are not modelled.
 type Pack struct {
-	Names map[string]bool
-	Dirs  []string
+	Names     map[string]bool
+	Dirs      []string
+	Listing   []skills.ListedSkill
+	Files     map[string][]string
+	Locations map[string]string
 }
 
 func (p *Pack) known(name string) bool {

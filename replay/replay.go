@@ -290,6 +290,7 @@ func (r *Runner) learnPrices(s *session.Session) {
 type segKey struct {
 	msg any    // *session.Entry or *session.Message (synthetic)
 	ph  string // placeholder replacing the body, "" for none
+	br  bool   // as the bridge sends it (bridge.go)
 }
 
 // branch is the state shared by the strategies replaying one branch.
@@ -308,6 +309,9 @@ type branch struct {
 	// applies them.
 	hasRecords bool
 	seq0       int // recorded requests replayed before this branch
+	// bv is the branch as the bridge would have sent it (nil: recorded
+	// with the bridge, or no pack to render its listing from).
+	bv *bridgeView
 }
 
 func (r *Runner) newBranch(br []*session.Entry) *branch {
@@ -324,6 +328,7 @@ func (r *Runner) newBranch(br []*session.Entry) *branch {
 			break
 		}
 	}
+	b.bv = newBridgeView(r.opts.Pack, b.info, br, b.hasRecords)
 	b.trail = b.segment("]")
 	b.trailOnly = []pricing.Segment{b.trail}
 	return b
@@ -384,12 +389,23 @@ func (b *branch) segment(text string) pricing.Segment {
 
 // msgSegment returns the serialised form of one provider message, with
 // the body replaced by its placeholder when archived.
-func (b *branch) msgSegment(lm llmMessage, arch map[string]string) pricing.Segment {
+func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeView) pricing.Segment {
 	m := lm.synth
 	var e *session.Entry
 	if lm.cm != nil {
 		m = lm.cm.Message
 		e = lm.cm.Entry
+	}
+	bridged := ""
+	if bv != nil && e != nil && lm.cm.Kind == session.FromMessage {
+		switch m.Role {
+		case session.RoleAssistant:
+			if nm := bv.calls[e]; nm != nil {
+				m = nm
+			}
+		case session.RoleToolResult:
+			bridged = bv.results[m.ToolCallID]
+		}
 	}
 	ph := ""
 	if len(arch) > 0 {
@@ -406,11 +422,14 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string) pricing.Segme
 			}
 		}
 	}
-	k := segKey{lm.key, ph}
+	k := segKey{lm.key, ph, bv != nil}
 	if s, ok := b.segs[k]; ok {
 		return s
 	}
 	var replace func(string) string
+	if bridged != "" {
+		replace = func(string) string { return bridged }
+	}
 	if ph != "" {
 		if m.Role == session.RoleToolResult {
 			replace = func(string) string { return ph }
@@ -490,6 +509,7 @@ func replaceSkillBlock(t, ph string) string {
 // previous request are kept and only new messages are serialised.
 type reqBuilder struct {
 	b           *branch
+	bv          *bridgeView // requests as the bridge sends them (nil: as recorded)
 	header      pricing.Segment
 	persist     []pricing.Segment // header + provider messages of msgs[:built]
 	built       int
@@ -511,7 +531,7 @@ type reqBuilder struct {
 type requestInfo struct {
 	Number       int           // 1-based, in the branch
 	Since        time.Duration // since the previous request (0: first or unknown)
-	Cold         bool          // first request, model switch, compaction, or past the cache lifetime
+	Cold         bool          // known cold, as the bridge knows it: after a compaction
 	ModelChanged bool
 	Compacted    bool // a compaction since the previous request
 	Total        int
@@ -540,7 +560,7 @@ type bodyPos struct {
 
 // add appends a message's segment, noting the body it carries.
 func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
-	seg := rb.b.msgSegment(lm, arch)
+	seg := rb.b.msgSegment(lm, arch, rb.bv)
 	if id := rb.b.bodyID(lm); id != "" {
 		rb.bodies = append(rb.bodies, bodyPos{id, rb.end, seg.Len})
 	}
@@ -548,8 +568,8 @@ func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
 	rb.end += seg.Len
 }
 
-func (b *branch) newBuilder(header pricing.Segment) *reqBuilder {
-	return &reqBuilder{b: b, header: header, persist: []pricing.Segment{header}, end: header.Len, view: providerView{synth: b.synth}}
+func (b *branch) newBuilder(header pricing.Segment, bv *bridgeView) *reqBuilder {
+	return &reqBuilder{b: b, bv: bv, header: header, persist: []pricing.Segment{header}, end: header.Len, view: providerView{synth: b.synth}}
 }
 
 func sameArch(a, b map[string]string) bool {
@@ -597,7 +617,7 @@ func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string
 	off := rb.end
 	for _, m := range inserts[next] {
 		lm := llmMessage{synth: m, key: m}
-		seg := rb.b.msgSegment(lm, arch)
+		seg := rb.b.msgSegment(lm, arch, rb.bv)
 		if id := rb.b.bodyID(lm); id != "" {
 			rb.tailBodies = append(rb.tailBodies, bodyPos{id, off, seg.Len})
 		}
@@ -641,7 +661,7 @@ func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
 	var all []obs
 	cb := session.NewContextBuilder(b.br)
 	var prev, prevTail []pricing.Segment
-	rb := b.newBuilder(pricing.Segment{})
+	rb := b.newBuilder(pricing.Segment{}, nil)
 	var rec *Recorded
 	if b.hasRecords {
 		rec = &Recorded{}
@@ -801,11 +821,19 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 	eo, _ := st.(EntryObserver)
 	dd, _ := st.(*DedupeStrategy)
 	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
+	var bv *bridgeView
+	loads := b.info.loads
+	if spec.Bridge && b.bv != nil {
+		bv, loads = b.bv, b.bv.loads
+	}
 	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
+	if bv != nil {
+		header.Len = max(0, header.Len+bv.HeaderDelta)
+	}
 	var out runOut
 	inserts := map[*session.Entry][]*session.Message{}
 	insVersion := 0
-	rb := b.newBuilder(header)
+	rb := b.newBuilder(header, bv)
 	last := map[string]load{} // skill -> latest load
 	inRun := false
 	var prevT time.Time
@@ -836,8 +864,12 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 		key := provider + "/" + model
 		info := requestInfo{Number: number + 1, ModelChanged: prevModel != "" && key != prevModel,
 			Compacted: cb.Compactions != compactions}
-		info.Cold = prevModel == "" || info.ModelChanged || info.Compacted ||
-			(b.r.opts.TTL > 0 && !prevT.IsZero() && !t.IsZero() && t.Sub(prevT) > b.r.opts.TTL)
+		// The engine is told what the bridge tells it: the time since the
+		// previous request and a model change, and a cold cache only after
+		// a compaction. A pause past the lifetime is the engine's to weigh
+		// (cacheAware.coldConfidence), as live; the pricing applies the
+		// lifetime whatever the engine believes.
+		info.Cold = info.Compacted
 		if !prevT.IsZero() && !t.IsZero() {
 			info.Since = t.Sub(prevT)
 		}
@@ -883,7 +915,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 					st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
 				}
 				st.Observe(lifecycle.Event{Type: lifecycle.EvPrompt, Text: promptText(m)})
-				for _, l := range b.info.loads[e] {
+				for _, l := range loads[e] {
 					observeLoad(l)
 				}
 				st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
@@ -917,7 +949,11 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 						break
 					}
 				}
-				price(cb, e, t, m.Provider, m.Model, outputTokens(m, cal))
+				outTok := outputTokens(m, cal)
+				if bv != nil {
+					outTok = bv.outputTokens(e, cal)
+				}
+				price(cb, e, t, m.Provider, m.Model, outTok)
 				recorded++
 			}
 		}
@@ -926,7 +962,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 			eo.ObserveEntry(e)
 		}
 		if m != nil && m.Role == session.RoleToolResult {
-			for _, l := range b.info.loads[e] {
+			for _, l := range loads[e] {
 				observeLoad(l)
 			}
 		}

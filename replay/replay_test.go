@@ -394,7 +394,7 @@ func TestBodyPositions(t *testing.T) {
 	r := NewRunner(Options{Pack: &Pack{Names: map[string]bool{"beta": true, "gamma": true}}})
 	b := r.newBranch(s.Branch(s.Leaf()))
 	const header = 100
-	rb := b.newBuilder(pricing.Segment{Hash: 1, Len: header})
+	rb := b.newBuilder(pricing.Segment{Hash: 1, Len: header}, nil)
 	cb := session.NewContextBuilder(b.br)
 	var got []bodyPos
 	for !cb.Done() {
@@ -430,6 +430,7 @@ func TestRequestEventsForTheEngine(t *testing.T) {
 	spec := StrategySpec{Name: "rec", New: func() Strategy { rec.reqs = nil; return rec }}
 	type row struct {
 		Number             int
+		Since              time.Duration
 		Cold, ModelChanged bool
 		Total, ChangedFrom int64
 		Bodies             []lifecycle.BodyPosition
@@ -437,17 +438,21 @@ func TestRequestEventsForTheEngine(t *testing.T) {
 	rows := func() []row {
 		var out []row
 		for _, r := range rec.reqs {
-			out = append(out, row{r.Number, r.CacheCold, r.ModelChanged, r.Total, r.ChangedFrom, r.Bodies})
+			out = append(out, row{r.Number, r.SincePrevious, r.CacheCold, r.ModelChanged, r.Total, r.ChangedFrom, r.Bodies})
 		}
 		return out
 	}
+	// The engine is told what the bridge would tell it: the time since the
+	// previous request and a model change; a pause past the 5-minute
+	// lifetime is not "known cold" (the engine weighs it with
+	// coldConfidence), though the pricing writes that request whole.
 	run(t, Options{TTL: 5 * time.Minute, Strategies: []StrategySpec{spec}}, "cache.jsonl")
 	body := []lifecycle.BodyPosition{{ID: "c1", Offset: int64(n(sU1, sA1)), Size: int64(n(sR1))}}
 	want := []row{
-		{1, true, false, int64(n(sU1, trail)), 0, nil},
-		{2, false, false, int64(n(sU1, sA1, sR1, trail)), 0, body},
-		{3, true, false, int64(n(sU1, sA1, sR1, sA2, sU2, trail)), 0, body}, // 10 minutes later
-		{4, true, true, int64(n(sU1, sA1, sR1, sA2, sU2, sA3, sU3, trail)), 0, body},
+		{1, 0, false, false, int64(n(sU1, trail)), 0, nil},
+		{2, 58 * time.Second, false, false, int64(n(sU1, sA1, sR1, trail)), 0, body},
+		{3, 601 * time.Second, false, false, int64(n(sU1, sA1, sR1, sA2, sU2, trail)), 0, body}, // 10 minutes later
+		{4, 2 * time.Second, false, true, int64(n(sU1, sA1, sR1, sA2, sU2, sA3, sU3, trail)), 0, body},
 	}
 	if d := cmp.Diff(want, rows()); d != "" {
 		t.Errorf("cache.jsonl requests (-want +got):\n%s", d)

@@ -24,10 +24,14 @@ type Strategy interface {
 }
 
 // StrategySpec names a strategy and makes a fresh one for each session
-// branch.
+// branch. Bridge says the strategy stands for the skill-lifecycle bridge:
+// on a session recorded without the extension, its requests are rebuilt as
+// the bridge would have sent them (its listing, its skill tool, loads
+// through the tool; bridge.go).
 type StrategySpec struct {
-	Name string
-	New  func() Strategy
+	Name   string
+	New    func() Strategy
+	Bridge bool
 }
 
 // KeepAllName is the baseline strategy's name.
@@ -86,9 +90,9 @@ func (s *EngineStrategy) Archived() map[string]string {
 // and the older copy dropped.
 func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	if cfg.Dedupe == rules.DedupeAlreadyLoaded {
-		return StrategySpec{Name: name, New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
+		return StrategySpec{Name: name, Bridge: true, New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
 	}
-	return StrategySpec{Name: name, New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
+	return StrategySpec{Name: name, Bridge: true, New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
 }
 
 // MaxConfigSize bounds a configuration file LoadConfigFile reads, as the

@@ -1,0 +1,202 @@
+package replay
+
+import (
+	"encoding/json"
+	"math"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/session"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// The bridge model. An engine strategy replayed on a session recorded
+// without the extension predicts what the bridge would have sent, and the
+// bridge's requests differ from Pi's in three fixed ways besides archiving:
+//
+//   - its skills section replaces Pi's: names and descriptions without
+//     locations, under its own instruction (skills.BridgeListing);
+//   - it adds the skill tool: a line in the system prompt's tool list and a
+//     definition in the request's tools;
+//   - skills are loaded with that tool: a `read` of a SKILL.md becomes a
+//     call {"name": …} whose answer is the body without its frontmatter in
+//     a <skill_content> block (skills.SkillContent), and the response that
+//     makes the call is shorter.
+//
+// The first two change the header (what the session does not hold) by a
+// fixed number of characters; the third rewrites the load's tool call and
+// result. Sessions recorded with the bridge (skill tool loads or recorded
+// decisions) already have all three and are replayed as they are.
+
+// piSkillsIntro is what Pi 1.6 writes before its skill listing (the
+// "skills" section of its system prompt, which the bridge replaces).
+const piSkillsIntro = "The following skills provide specialized instructions for specific tasks.\n" +
+	"Use the read tool to load a skill's file when the task matches its description.\n" +
+	"Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n"
+
+// piEscaper escapes XML as Pi does (an apostrophe becomes &#39;).
+var piEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+
+// PiSkillsSection renders Pi 1.6's skills section for the given skills and
+// SKILL.md locations (in the same order).
+func PiSkillsSection(list []skills.ListedSkill, locations []string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(piSkillsIntro)
+	b.WriteString("<available_skills>\n")
+	for i, s := range list {
+		b.WriteString("  <skill>\n    <name>")
+		b.WriteString(piEscaper.Replace(s.Name))
+		b.WriteString("</name>\n    <description>")
+		b.WriteString(piEscaper.Replace(s.Description))
+		b.WriteString("</description>\n    <location>")
+		b.WriteString(piEscaper.Replace(locations[i]))
+		b.WriteString("</location>\n  </skill>\n")
+	}
+	b.WriteString("</available_skills>")
+	return b.String()
+}
+
+// jsonLen is the length in code points of s written as a JSON string,
+// without its quotes, as the request carries it.
+func jsonLen(s string) int {
+	return utf8.RuneCount(appendPyString(nil, s)) - 2
+}
+
+// skillToolJSON is the skill tool's entry in the request's tools, as Pi's
+// openai-completions provider writes it (with the comma that joins it to
+// the others).
+func skillToolJSON() string {
+	var buf []byte
+	buf = append(buf, `,{"type":"function","function":{"name":`...)
+	buf = appendPyString(buf, skills.SkillToolName)
+	buf = append(buf, `,"description":`...)
+	buf = appendPyString(buf, skills.SkillToolDescription)
+	buf = append(buf, `,"parameters":`...)
+	buf = append(buf, compactJSON(string(skills.SkillToolParameters()))...)
+	buf = append(buf, "}}"...)
+	return string(buf)
+}
+
+// bridgeView is how one branch looks through the bridge.
+type bridgeView struct {
+	// HeaderDelta is added to the calibrated header: the bridge's listing
+	// and tool against Pi's listing.
+	HeaderDelta int
+	calls       map[*session.Entry]*session.Message // assistant entries whose load calls are rewritten
+	results     map[string]string                   // load id -> the skill tool's answer
+	loads       map[*session.Entry][]load           // the loads as the bridge reports them
+}
+
+// newBridgeView prepares the bridge's view of a branch recorded without
+// the extension; nil when the branch was recorded with it or when the pack
+// does not say which skills Pi listed.
+func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool) *bridgeView {
+	if p == nil || len(p.Listing) == 0 || hasRecords {
+		return nil
+	}
+	for _, ls := range info.loads {
+		for _, l := range ls {
+			if l.Kind == lifecycle.ByTool {
+				return nil // already the bridge's loads
+			}
+		}
+	}
+	v := &bridgeView{calls: map[*session.Entry]*session.Message{}, results: map[string]string{}, loads: map[*session.Entry][]load{}}
+	// Pi listed each skill at the SKILL.md path it read it from; skills
+	// not read sit beside those that were (else where the pack has them).
+	root := ""
+	for _, fs := range info.folders {
+		if len(fs) > 0 {
+			root = path.Dir(fs[0])
+			break
+		}
+	}
+	locs := make([]string, len(p.Listing))
+	for i, s := range p.Listing {
+		switch {
+		case len(info.folders[s.Name]) > 0:
+			locs[i] = info.folders[s.Name][0] + "/SKILL.md"
+		case root != "":
+			locs[i] = root + "/" + s.Name + "/SKILL.md"
+		default:
+			locs[i] = p.Locations[s.Name]
+		}
+	}
+	v.HeaderDelta = jsonLen(skills.BridgeListing(p.Listing)) - jsonLen(PiSkillsSection(p.Listing, locs)) +
+		jsonLen("- "+skills.SkillToolName+": "+skills.SkillToolSnippet+"\n") + utf8.RuneCountInString(skillToolJSON())
+
+	rewritten := map[string]bool{}
+	for e, ls := range info.loads {
+		var out []load
+		for _, l := range ls {
+			if l.Kind == lifecycle.ByRead {
+				body := l.Body
+				if sk, _ := skills.Parse(l.Path, []byte(l.Body)); sk != nil {
+					body = sk.Body
+				}
+				l.Body = skills.SkillContent(l.Skill, strings.TrimSpace(body), path.Dir(l.Path), p.Files[l.Skill])
+				l.Size = utf8.RuneCountInString(l.Body)
+				l.Kind = lifecycle.ByTool
+				v.results[l.ID] = l.Body
+				rewritten[l.ID] = true
+			}
+			out = append(out, l)
+		}
+		v.loads[e] = out
+	}
+	for _, e := range br {
+		m := e.Message
+		if m == nil || m.Role != session.RoleAssistant {
+			continue
+		}
+		var nm *session.Message
+		for i, b := range m.Blocks {
+			if b.Type != "toolCall" || !rewritten[b.ID] {
+				continue
+			}
+			if nm == nil {
+				c := *m
+				c.Blocks = append([]session.Block(nil), m.Blocks...)
+				nm = &c
+			}
+			skill := ""
+			for _, ls := range v.loads {
+				for _, l := range ls {
+					if l.ID == b.ID {
+						skill = l.Skill
+					}
+				}
+			}
+			args, _ := json.Marshal(map[string]string{"name": skill})
+			nm.Blocks[i].Name, nm.Blocks[i].Arguments = skills.SkillToolName, string(args)
+		}
+		if nm != nil {
+			v.calls[e] = nm
+		}
+	}
+	return v
+}
+
+// outputTokens is the response's output as the bridge would have it: the
+// recorded output, with each rewritten load call counted at its new
+// length (the scripted provider counts ceil(characters / 4); a real
+// tokenizer is scaled by the same ratio).
+func (v *bridgeView) outputTokens(e *session.Entry, cal Calibration) int {
+	m := e.Message
+	rec := outputTokens(m, cal)
+	nm := v.calls[e]
+	if nm == nil {
+		return rec
+	}
+	oldC, newC := outputChars(m), outputChars(nm)
+	est := func(c int) int { return int(math.Ceil(float64(c) / cal.CharsPerToken)) }
+	if rec == est(oldC) || oldC == 0 {
+		return est(newC)
+	}
+	return max(0, int(math.Round(float64(rec)*float64(newC)/float64(oldC))))
+}
