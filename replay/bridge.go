@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"path"
@@ -77,7 +78,14 @@ func skillToolJSON() string {
 	buf = append(buf, `,"description":`...)
 	buf = appendPyString(buf, skills.SkillToolDescription)
 	buf = append(buf, `,"parameters":`...)
-	buf = append(buf, compactJSON(string(skills.SkillToolParameters()))...)
+	// As JSON.stringify writes it: "<" and ">" are not escaped.
+	var params any
+	_ = json.Unmarshal(skills.SkillToolParameters(), &params)
+	var pb bytes.Buffer
+	enc := json.NewEncoder(&pb)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(params)
+	buf = append(buf, bytes.TrimSpace(pb.Bytes())...)
 	buf = append(buf, "}}"...)
 	return string(buf)
 }

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +96,7 @@ type StrategyResult struct {
 	PeakPct           float64 `json:"peakPct"`
 	Reloads           int     `json:"reloads"`
 	OrphanUses        int     `json:"orphanUses"`
+	Comebacks         int     `json:"comebacks"`
 	Archives          int     `json:"archives"`
 	Requests          int     `json:"requests"`
 	Sessions          int     `json:"sessions"`
@@ -129,6 +131,7 @@ type BranchStrategy struct {
 	PeakContext int     `json:"peakContextTokens"`
 	Reloads     int     `json:"reloads"`
 	OrphanUses  int     `json:"orphanUses"`
+	Comebacks   int     `json:"comebacks"`
 	Archives    int     `json:"archives"`
 }
 
@@ -366,6 +369,7 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 		res.PeakContext += t.PeakPromptTokens
 		res.Reloads += out.reloads
 		res.OrphanUses += out.orphans
+		res.Comebacks += out.comebacks
 		res.Archives += out.archives
 		res.Requests += t.Requests
 		res.Sessions++
@@ -377,7 +381,7 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 		res.PrefixBreaks += t.PrefixBreaks
 		res.BrokenPrefixChars += t.BrokenPrefixChars
 		rep.Strategies = append(rep.Strategies, BranchStrategy{Name: spec.Name, CostUSD: t.Total,
-			PeakContext: t.PeakPromptTokens, Reloads: out.reloads, OrphanUses: out.orphans, Archives: out.archives})
+			PeakContext: t.PeakPromptTokens, Reloads: out.reloads, OrphanUses: out.orphans, Comebacks: out.comebacks, Archives: out.archives})
 	}
 	r.branches = append(r.branches, rep)
 	r.seq += rep.Requests
@@ -811,8 +815,17 @@ func pctErr(got, want int) float64 {
 }
 
 type runOut struct {
-	totals                     pricing.Totals
-	reloads, orphans, archives int
+	totals                                pricing.Totals
+	reloads, orphans, comebacks, archives int
+}
+
+func sortedKeys(m map[string]load) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
 }
 
 // run replays the branch under one strategy.
@@ -904,6 +917,21 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 		number, compactions = info.Number, cb.Compactions
 	}
 
+	// reload adds the request in which the model loads l's skill again
+	// before entry e, and the tool call and result it makes.
+	reload := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, m *session.Message, l load) {
+		nReload++
+		pair := reloadPair(l, nReload)
+		price(cb, e, t, m.Provider, m.Model, int(math.Ceil(float64(outputChars(pair[0]))/cal.CharsPerToken)))
+		inserts[e] = append(inserts[e], pair...)
+		insVersion++
+		rl := l
+		rl.ID = pair[0].Blocks[0].ID
+		b.loadIDs[rl.ID] = true
+		observeLoad(rl)
+	}
+	var wanted map[string]bool
+
 	cb := session.NewContextBuilder(b.br)
 	for !cb.Done() {
 		e := cb.Peek()
@@ -920,8 +948,32 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 				}
 				st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
 				inRun = true
+				if spec.Wanted != nil {
+					wanted = spec.Wanted(promptText(m))
+				}
 			case session.RoleAssistant:
 				t := requestTime(e)
+				// Comebacks: the turn's prompt asks for a skill whose body
+				// is archived; the agent loads it again first, unless the
+				// session shows it loading a skill of its choice there.
+				for _, c := range b.info.calls[e] {
+					if c.LoadOf != "" {
+						wanted = nil
+					}
+				}
+				if len(wanted) > 0 {
+					arch := st.Archived()
+					for _, skill := range sortedKeys(last) {
+						l := last[skill]
+						if _, gone := arch[l.ID]; !gone || !wanted[skill] {
+							continue
+						}
+						out.comebacks++
+						reload(cb, e, t, m, l)
+						arch = st.Archived()
+					}
+					wanted = nil
+				}
 				// Orphan uses: a tool call touching the folder of a skill
 				// whose body is archived. The model reloads it first.
 				for _, c := range b.info.calls[e] {
@@ -937,15 +989,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 							continue
 						}
 						out.orphans++
-						nReload++
-						pair := reloadPair(l, nReload)
-						price(cb, e, t, m.Provider, m.Model, int(math.Ceil(float64(outputChars(pair[0]))/cal.CharsPerToken)))
-						inserts[e] = append(inserts[e], pair...)
-						insVersion++
-						rl := l
-						rl.ID = pair[0].Blocks[0].ID
-						b.loadIDs[rl.ID] = true
-						observeLoad(rl)
+						reload(cb, e, t, m, l)
 						break
 					}
 				}

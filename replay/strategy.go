@@ -32,6 +32,10 @@ type StrategySpec struct {
 	Name   string
 	New    func() Strategy
 	Bridge bool
+	// Wanted, when set, names the skills a user prompt asks for (see
+	// comebacks in replay.go): an archived one is loaded again at the
+	// turn's first request.
+	Wanted func(prompt string) map[string]bool
 }
 
 // KeepAllName is the baseline strategy's name.
@@ -90,9 +94,35 @@ func (s *EngineStrategy) Archived() map[string]string {
 // and the older copy dropped.
 func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	if cfg.Dedupe == rules.DedupeAlreadyLoaded {
-		return StrategySpec{Name: name, Bridge: true, New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
+		return StrategySpec{Name: name, Bridge: true, Wanted: WantedBy(cat.Ranker, cfg),
+			New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
 	}
-	return StrategySpec{Name: name, Bridge: true, New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
+	return StrategySpec{Name: name, Bridge: true, Wanted: WantedBy(cat.Ranker, cfg),
+		New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
+}
+
+// WantedBy is the comeback model: a prompt asks for the skills the ranker
+// puts first, or within cfg.RelativeScore of the best score, when the best
+// reaches cfg.MinSignal. It is the relevance rules' own measure of a skill
+// the prompt is about, without their TopK (which keeps weak matches that
+// are merely not worth archiving) or keyword rules. nil ranker: none.
+func WantedBy(r rules.Ranker, cfg rules.Config) func(string) map[string]bool {
+	if r == nil {
+		return nil
+	}
+	return func(prompt string) map[string]bool {
+		rk := r.Rank(prompt, cfg.MinSignal)
+		if !rk.Signal || len(rk.Results) == 0 {
+			return nil
+		}
+		out := map[string]bool{}
+		for i, x := range rk.Results {
+			if x.Score >= cfg.MinSignal && (i == 0 || x.Score >= cfg.RelativeScore*rk.Best) {
+				out[x.Skill] = true
+			}
+		}
+		return out
+	}
 }
 
 // MaxConfigSize bounds a configuration file LoadConfigFile reads, as the

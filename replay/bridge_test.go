@@ -1,0 +1,242 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// writeSession writes session lines to a temporary file.
+func writeSession(t *testing.T, lines ...string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+const (
+	bHeader = `{"type":"session","version":3,"id":"b","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`
+	bU1     = `{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"load alpha"}],"timestamp":1767225601000}}`
+	// a1 reads alpha's SKILL.md; its recorded output is the scripted
+	// provider's count, ceil((4 + 43) / 4) = 12.
+	bA1 = `{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"/p/.agents/skills/alpha/SKILL.md"}}],"provider":"fake","model":"a","usage":{"input":0,"output":12,"cacheRead":0,"cacheWrite":0,"totalTokens":12},"stopReason":"toolUse","timestamp":1767225602000}}`
+	bR1 = `{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"---\nname: alpha\ndescription: Alpha things.\n---\n\nALPHA BODY\n"}],"isError":false,"timestamp":1767225603000}}`
+	bA2 = `{"type":"message","id":"a2","parentId":"r1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"stop","timestamp":1767225604000}}`
+)
+
+func bridgePack() *Pack {
+	return &Pack{Names: map[string]bool{"alpha": true, "beta": true},
+		Listing:   []skills.ListedSkill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's."}},
+		Files:     map[string][]string{"alpha": {"SKILL.md"}},
+		Locations: map[string]string{"alpha": "/pack/alpha/SKILL.md", "beta": "/pack/beta/SKILL.md"}}
+}
+
+// A bridge strategy on a session recorded without the extension sees the
+// requests the bridge would have sent: its listing and the skill tool in
+// the header, alpha loaded through the tool.
+func TestBridgeRequests(t *testing.T) {
+	// Pi 1.6's section lists both skills at their SKILL.md (beta beside
+	// alpha, which the session read); the bridge's has no locations.
+	const (
+		pi = "The following skills provide specialized instructions for specific tasks.\n" +
+			"Use the read tool to load a skill's file when the task matches its description.\n" +
+			"Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n" +
+			"<available_skills>\n" +
+			"  <skill>\n    <name>alpha</name>\n    <description>Alpha things.</description>\n    <location>/p/.agents/skills/alpha/SKILL.md</location>\n  </skill>\n" +
+			"  <skill>\n    <name>beta</name>\n    <description>Beta&#39;s.</description>\n    <location>/p/.agents/skills/beta/SKILL.md</location>\n  </skill>\n" +
+			"</available_skills>"
+		bridge = "\n\n<available_skills>\n" +
+			"  <skill>\n    <name>alpha</name>\n    <description>Alpha things.</description>\n  </skill>\n" +
+			"  <skill>\n    <name>beta</name>\n    <description>Beta&apos;s.</description>\n  </skill>\n" +
+			"</available_skills>"
+		toolLine = "- skill: Load a skill's instructions by name\n"
+		toolJSON = `,{"type":"function","function":{"name":"skill","description":"Load a skill's instructions (its SKILL.md body in a <skill_content> block, with its base directory and top-level files). Call it when a task matches a skill in <available_skills>, and again if its instructions were archived.","parameters":{"additionalProperties":false,"properties":{"name":{"description":"The skill's name, as listed in <available_skills>.","type":"string"}},"required":["name"],"type":"object"}}}`
+		u1       = `,{"role":"user","content":[{"type":"text","text":"load alpha"}]}`
+		a1       = `,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"/p/.agents/skills/alpha/SKILL.md\"}"}}]}`
+		r1       = `,{"role":"tool","content":"---\nname: alpha\ndescription: Alpha things.\n---\n\nALPHA BODY\n","tool_call_id":"c1"}`
+		a1b      = `,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"skill","arguments":"{\"name\":\"alpha\"}"}}]}`
+		r1b      = `,{"role":"tool","content":"<skill_content name=\"alpha\">\nALPHA BODY\n\nBase directory: /p/.agents/skills/alpha\nResolve relative paths in these instructions against the base directory.\nTop-level files: SKILL.md\n</skill_content>","tool_call_id":"c1"}`
+		content  = "<skill_content name=\"alpha\">\nALPHA BODY\n\nBase directory: /p/.agents/skills/alpha\nResolve relative paths in these instructions against the base directory.\nTop-level files: SKILL.md\n</skill_content>"
+	)
+	// Lengths as the request carries them: each newline is written "\n".
+	jl := func(s string) int { return n(s) + strings.Count(s, "\n") }
+	delta := jl(skills.BridgeIntro+bridge) - jl(pi) + jl(toolLine) + n(toolJSON)
+
+	file := writeSession(t, bHeader, bU1, bA1, bR1, bA2)
+	plain, bridged := &recorder{}, &recorder{}
+	var loads []lifecycle.Load
+	spy := &loadSpy{recorder: bridged, loads: &loads}
+	specs := []StrategySpec{
+		{Name: "plain", New: func() Strategy { return plain }},
+		{Name: "bridge", Bridge: true, New: func() Strategy { return spy }},
+	}
+	r := NewRunner(Options{Pack: bridgePack(), Strategies: specs, Prices: testPrices()})
+	if err := r.AddFile(file); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Report()
+	total := func(rec *recorder) []int64 {
+		var out []int64
+		for _, q := range rec.reqs {
+			out = append(out, q.Total)
+		}
+		return out
+	}
+	// No recorded prompt sizes: the header is 0 characters.
+	if d := cmp.Diff([]int64{int64(n(u1, trail)), int64(n(u1, a1, r1, trail))}, total(plain)); d != "" {
+		t.Errorf("plain request sizes (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]int64{int64(delta + n(u1, trail)), int64(delta + n(u1, a1b, r1b, trail))}, total(bridged)); d != "" {
+		t.Errorf("bridge request sizes (-want +got):\n%s", d)
+	}
+	wantLoad := []lifecycle.Load{{ID: "c1", Skill: "alpha", Size: int64(n(content)), Kind: lifecycle.ByTool, Hash: lifecycle.HashBody(content)}}
+	if d := cmp.Diff(wantLoad, loads); d != "" {
+		t.Errorf("loads the engine saw (-want +got):\n%s", d)
+	}
+	// Output: a1's call is ceil((5 + 16) / 4) = 6 tokens through the tool.
+	if got := []int{rep.Strategies[1].OutputTokens, rep.Strategies[2].OutputTokens}; !cmp.Equal(got, []int{13, 7}) {
+		t.Errorf("output tokens plain, bridge = %v, want [13 7]", got)
+	}
+}
+
+// loadSpy records the loads it is told about.
+type loadSpy struct {
+	*recorder
+	loads *[]lifecycle.Load
+}
+
+func (s *loadSpy) Observe(ev lifecycle.Event) {
+	if ev.Type == lifecycle.EvLoad {
+		*s.loads = append(*s.loads, *ev.Load)
+	}
+	s.recorder.Observe(ev)
+}
+
+// The bridge is modelled only on sessions recorded without it, and only
+// when the pack says which skills Pi listed.
+func TestBridgeViewWhen(t *testing.T) {
+	viaTool := strings.NewReplacer(`"name":"read","arguments":{"path":"/p/.agents/skills/alpha/SKILL.md"}`, `"name":"skill","arguments":{"name":"alpha"}`,
+		`"toolName":"read"`, `"toolName":"skill"`)
+	tests := []struct {
+		name  string
+		pack  *Pack
+		lines []string
+		want  bool
+	}{
+		{"read of SKILL.md, pack listed", bridgePack(), []string{bHeader, bU1, bA1, bR1, bA2}, true},
+		{"no pack listing", &Pack{Names: map[string]bool{"alpha": true}}, []string{bHeader, bU1, bA1, bR1, bA2}, false},
+		{"no pack", nil, []string{bHeader, bU1, bA1, bR1, bA2}, false},
+		{"recorded with the skill tool", bridgePack(), []string{bHeader, bU1, viaTool.Replace(bA1), viaTool.Replace(bR1), bA2}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			spec := StrategySpec{Name: "bridge", Bridge: true, New: func() Strategy { rec.reqs = nil; return rec }}
+			r := NewRunner(Options{Pack: tc.pack, Strategies: []StrategySpec{spec}, Prices: testPrices()})
+			if err := r.AddFile(writeSession(t, tc.lines...)); err != nil {
+				t.Fatal(err)
+			}
+			r.Report()
+			// The plain request is 65 characters; the bridge's adds its
+			// header difference.
+			if got := rec.reqs[0].Total != int64(n(`,{"role":"user","content":[{"type":"text","text":"load alpha"}]}`, trail)); got != tc.want {
+				t.Errorf("bridge view applied = %v, want %v (first request %d characters)", got, tc.want, rec.reqs[0].Total)
+			}
+		})
+	}
+}
+
+// fixedRanker ranks by a table: prompt -> results, best first.
+type fixedRanker map[string][]relevance.Result
+
+func (f fixedRanker) Rank(text string, minSignal float64) relevance.Ranking {
+	rs := f[text]
+	r := relevance.Ranking{Results: rs}
+	if len(rs) > 0 {
+		r.Best = rs[0].Score
+	}
+	r.Signal = r.Best >= minSignal
+	return r
+}
+
+func TestWantedBy(t *testing.T) {
+	cfg := rules.Default() // minSignal 2, relativeScore 0.5
+	rk := fixedRanker{
+		"strong": {{Skill: "a", Score: 8}, {Skill: "b", Score: 4}, {Skill: "c", Score: 3.9}},
+		"weak":   {{Skill: "a", Score: 1.9}},
+		"close":  {{Skill: "a", Score: 3}, {Skill: "b", Score: 1.9}},
+	}
+	tests := []struct {
+		prompt string
+		want   map[string]bool
+	}{
+		{"strong", map[string]bool{"a": true, "b": true}}, // c under half the best
+		{"weak", nil},                         // the best under minSignal
+		{"close", map[string]bool{"a": true}}, // b within half, but under minSignal
+		{"unknown", nil},
+	}
+	w := WantedBy(rk, cfg)
+	for _, tc := range tests {
+		if d := cmp.Diff(tc.want, w(tc.prompt)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.prompt, d)
+		}
+	}
+	if WantedBy(nil, cfg) != nil {
+		t.Error("no ranker: want no comeback model")
+	}
+}
+
+// A comeback: the third prompt asks for alpha, archived at the second; the
+// agent loads it again with one more request at the turn's start, unless
+// the session shows it loading a skill of its own there.
+func TestComebacks(t *testing.T) {
+	const (
+		u2 = `{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"other topic"}],"timestamp":1767225605000}}`
+		a3 = `{"type":"message","id":"a3","parentId":"u2","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"stop","timestamp":1767225606000}}`
+		u3 = `{"type":"message","id":"u3","parentId":"a3","timestamp":"2026-01-01T00:00:07.000Z","message":{"role":"user","content":[{"type":"text","text":"alpha again"}],"timestamp":1767225607000}}`
+		a4 = `{"type":"message","id":"a4","parentId":"u3","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"assistant","content":[{"type":"text","text":"fin"}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"stop","timestamp":1767225608000}}`
+		// a4 reading beta's SKILL.md instead: the agent picks its skill.
+		a4b = `{"type":"message","id":"a4","parentId":"u3","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c4","name":"read","arguments":{"path":"/p/.agents/skills/beta/SKILL.md"}}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"toolUse","timestamp":1767225608000}}`
+	)
+	wanted := func(p string) map[string]bool {
+		if strings.Contains(p, "alpha") {
+			return map[string]bool{"alpha": true}
+		}
+		return nil
+	}
+	tests := []struct {
+		name  string
+		last  string
+		want  []int // requests, comebacks, reloads
+		model bool
+	}{
+		{"prompt asks for the archived skill", a4, []int{5, 1, 1}, true},
+		{"the agent loads another skill first", a4b, []int{4, 0, 0}, true},
+		{"no comeback model", a4, []int{4, 0, 0}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := StrategySpec{Name: "scripted", Bridge: true, New: func() Strategy { return &scripted{} }}
+			if tc.model {
+				spec.Wanted = wanted
+			}
+			r := NewRunner(Options{Pack: bridgePack(), Strategies: []StrategySpec{spec}, Prices: testPrices()})
+			if err := r.AddFile(writeSession(t, bHeader, bU1, bA1, bR1, bA2, u2, a3, u3, tc.last)); err != nil {
+				t.Fatal(err)
+			}
+			s := r.Report().Strategies[1]
+			if d := cmp.Diff(tc.want, []int{s.Requests, s.Comebacks, s.Reloads}); d != "" {
+				t.Errorf("requests, comebacks, reloads (-want +got):\n%s", d)
+			}
+		})
+	}
+}
