@@ -138,7 +138,7 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 	v.HeaderDelta = jsonLen(skills.BridgeListing(p.Listing)) - jsonLen(PiSkillsSection(p.Listing, locs)) +
 		jsonLen("- "+skills.SkillToolName+": "+skills.SkillToolSnippet+"\n") + utf8.RuneCountInString(skillToolJSON())
 
-	rewritten := map[string]bool{}
+	rewritten := map[string]string{} // load id -> skill
 	for e, ls := range info.loads {
 		var out []load
 		for _, l := range ls {
@@ -151,7 +151,7 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 				l.Size = utf8.RuneCountInString(l.Body)
 				l.Kind = lifecycle.ByTool
 				v.results[l.ID] = l.Body
-				rewritten[l.ID] = true
+				rewritten[l.ID] = l.Skill
 			}
 			out = append(out, l)
 		}
@@ -164,7 +164,7 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 		}
 		var nm *session.Message
 		for i, b := range m.Blocks {
-			if b.Type != "toolCall" || !rewritten[b.ID] {
+			if b.Type != "toolCall" || rewritten[b.ID] == "" {
 				continue
 			}
 			if nm == nil {
@@ -172,15 +172,7 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 				c.Blocks = append([]session.Block(nil), m.Blocks...)
 				nm = &c
 			}
-			skill := ""
-			for _, ls := range v.loads {
-				for _, l := range ls {
-					if l.ID == b.ID {
-						skill = l.Skill
-					}
-				}
-			}
-			args, _ := json.Marshal(map[string]string{"name": skill})
+			args, _ := json.Marshal(map[string]string{"name": rewritten[b.ID]})
 			nm.Blocks[i].Name, nm.Blocks[i].Arguments = skills.SkillToolName, string(args)
 		}
 		if nm != nil {

@@ -13,10 +13,10 @@ import (
 // branch comparing the recorded usage with keep-all's rebuilt requests.
 func WriteTable(w io.Writer, rep *Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tcost USD\tcost %\tpeak ctx\tpeak %\treloads\torphan uses\tarchives\trequests\tsessions\t")
+	fmt.Fprintln(tw, "strategy\tcost USD\tcost %\tpeak ctx\tpeak %\treloads\torphan uses\tcomebacks\tarchives\trequests\tsessions\t")
 	for _, s := range rep.Strategies {
-		fmt.Fprintf(tw, "%s\t%.4f\t%.1f%%\t%d\t%.1f%%\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, s.CostUSD, s.CostPct,
-			s.PeakContext, s.PeakPct, s.Reloads, s.OrphanUses, s.Archives, s.Requests, s.Sessions)
+		fmt.Fprintf(tw, "%s\t%.4f\t%.1f%%\t%d\t%.1f%%\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, s.CostUSD, s.CostPct,
+			s.PeakContext, s.PeakPct, s.Reloads, s.OrphanUses, s.Comebacks, s.Archives, s.Requests, s.Sessions)
 	}
 	tw.Flush()
 	ttl := "none"
@@ -68,10 +68,10 @@ func HTML(rep *Report) string {
 	b.WriteString("<style>body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}" +
 		"td,th{padding:.25em .7em;border-bottom:1px solid #ddd;text-align:right}td:first-child,th:first-child{text-align:left}" +
 		"svg text{font:11px system-ui,sans-serif}</style></head><body>\n")
-	b.WriteString("<h1>Replay: cost under prefix-cache pricing</h1>\n<table><tr><th>strategy</th><th>cost USD</th><th>cost %</th><th>peak ctx</th><th>peak %</th><th>reloads</th><th>orphan uses</th><th>archives</th><th>requests</th><th>sessions</th></tr>\n")
+	b.WriteString("<h1>Replay: cost under prefix-cache pricing</h1>\n<table><tr><th>strategy</th><th>cost USD</th><th>cost %</th><th>peak ctx</th><th>peak %</th><th>reloads</th><th>orphan uses</th><th>comebacks</th><th>archives</th><th>requests</th><th>sessions</th></tr>\n")
 	for i, s := range rep.Strategies {
-		fmt.Fprintf(&b, "<tr><td><span style=\"color:%s\">&#9632;</span> %s</td><td>%.4f</td><td>%.1f%%</td><td>%d</td><td>%.1f%%</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>\n",
-			palette[i%len(palette)], html.EscapeString(s.Name), s.CostUSD, s.CostPct, s.PeakContext, s.PeakPct, s.Reloads, s.OrphanUses, s.Archives, s.Requests, s.Sessions)
+		fmt.Fprintf(&b, "<tr><td><span style=\"color:%s\">&#9632;</span> %s</td><td>%.4f</td><td>%.1f%%</td><td>%d</td><td>%.1f%%</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>\n",
+			palette[i%len(palette)], html.EscapeString(s.Name), s.CostUSD, s.CostPct, s.PeakContext, s.PeakPct, s.Reloads, s.OrphanUses, s.Comebacks, s.Archives, s.Requests, s.Sessions)
 	}
 	b.WriteString("</table>\n")
 	b.WriteString("<h2>Context tokens per request</h2>\n<p>Each line is one strategy; a drop below keep-all is where bodies were archived. Dotted lines separate sessions.</p>\n")
