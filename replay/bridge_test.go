@@ -169,9 +169,10 @@ func (f fixedRanker) Rank(text string, minSignal float64) relevance.Ranking {
 }
 
 func TestWantedBy(t *testing.T) {
-	cfg := rules.Default() // minSignal 2, relativeScore 0.5
+	cfg := rules.Default() // topK 3, minSignal 2, relativeScore 0.5
 	rk := fixedRanker{
-		"strong": {{Skill: "a", Score: 8}, {Skill: "b", Score: 4}, {Skill: "c", Score: 3.9}},
+		"strong": {{Skill: "a", Score: 8}, {Skill: "b", Score: 4}, {Skill: "c", Score: 3.9}, {Skill: "d", Score: 2.5}},
+		"wide":   {{Skill: "a", Score: 4}, {Skill: "b", Score: 3}, {Skill: "c", Score: 2.5}, {Skill: "d", Score: 2.1}},
 		"weak":   {{Skill: "a", Score: 1.9}},
 		"close":  {{Skill: "a", Score: 3}, {Skill: "b", Score: 1.9}},
 	}
@@ -179,7 +180,8 @@ func TestWantedBy(t *testing.T) {
 		prompt string
 		want   map[string]bool
 	}{
-		{"strong", map[string]bool{"a": true, "b": true}}, // c under half the best
+		{"strong", map[string]bool{"a": true, "b": true, "c": true}},          // d fourth, under half the best
+		{"wide", map[string]bool{"a": true, "b": true, "c": true, "d": true}}, // d fourth, within half
 		{"weak", nil},                         // the best under minSignal
 		{"close", map[string]bool{"a": true}}, // b within half, but under minSignal
 		{"unknown", nil},

@@ -101,11 +101,11 @@ func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySp
 		New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
 }
 
-// WantedBy is the comeback model: a prompt asks for the skills the ranker
-// puts first, or within cfg.RelativeScore of the best score, when the best
-// reaches cfg.MinSignal. It is the relevance rules' own measure of a skill
-// the prompt is about, without their TopK (which keeps weak matches that
-// are merely not worth archiving) or keyword rules. nil ranker: none.
+// WantedBy is the comeback model: a prompt asks for the skills the
+// relevance rules would keep for it (among the ranker's cfg.TopK, or
+// within cfg.RelativeScore of the best score) that also score at least
+// cfg.MinSignal themselves: a skill the prompt is about, not one merely
+// not worth archiving. Keyword rules are not used. nil ranker: none.
 func WantedBy(r rules.Ranker, cfg rules.Config) func(string) map[string]bool {
 	if r == nil {
 		return nil
@@ -117,7 +117,7 @@ func WantedBy(r rules.Ranker, cfg rules.Config) func(string) map[string]bool {
 		}
 		out := map[string]bool{}
 		for i, x := range rk.Results {
-			if x.Score >= cfg.MinSignal && (i == 0 || x.Score >= cfg.RelativeScore*rk.Best) {
+			if x.Score >= cfg.MinSignal && (i < cfg.TopK || x.Score >= cfg.RelativeScore*rk.Best) {
 				out[x.Skill] = true
 			}
 		}
