@@ -306,11 +306,8 @@ func (w *walker) note(path, code, message string) {
 }
 
 // add records one skill file and hands it on.
-func (w *walker) add(path, real, source string, h *handle) {
-	it := &item{path: path, real: real, source: source}
-	if h != nil {
-		it.h, it.hasH = *h, true
-	}
+func (w *walker) add(path, real, source string, h handle, opened bool) {
+	it := &item{path: path, real: real, source: source, h: h, hasH: opened}
 	w.items = append(w.items, it)
 	w.emit(it)
 }
@@ -335,8 +332,9 @@ type walk[P any] struct {
 	release func(P)
 	// file takes a skill file met at path, whose real path (links
 	// resolved) is real; it is called once per real path. p is the probe's
-	// result for that file, nil when the listing found it.
-	file func(path, real, source string, p *P)
+	// result for that file when probed is true (false: the listing found
+	// it).
+	file func(path, real, source string, p P, probed bool)
 	// warn reports a problem met on the way; nil discards them.
 	warn func(path, code, message string)
 }
@@ -366,7 +364,7 @@ func (w *walk[P]) root(r Root) {
 			w.problem(r.Path, "not-markdown", "a skill file must be a .md file")
 			return
 		}
-		w.take(r.Path, real, r.Source, nil)
+		w.listed(r.Path, real, r.Source)
 		return
 	}
 	w.dir(r.Path, real, r.Source, true)
@@ -383,7 +381,7 @@ func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 	// without listing the folder; the listing handles the rest.
 	full := filepath.Join(path, "SKILL.md")
 	if p, ok := w.probe(full); ok {
-		w.take(full, filepath.Join(real, "SKILL.md"), source, &p)
+		w.take(full, filepath.Join(real, "SKILL.md"), source, p, true)
 		return
 	}
 	entries, err := os.ReadDir(path)
@@ -397,13 +395,13 @@ func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 		}
 		t := e.Type()
 		if t.IsRegular() { // the probe declined it: it could not open it, or cannot on this system
-			w.take(full, filepath.Join(real, "SKILL.md"), source, nil)
+			w.listed(full, filepath.Join(real, "SKILL.md"), source)
 			return
 		}
 		if t&fs.ModeSymlink != 0 {
 			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
 				if r, err := filepath.EvalSymlinks(full); err == nil {
-					w.take(full, r, source, nil)
+					w.listed(full, r, source)
 					return
 				}
 			}
@@ -432,7 +430,7 @@ func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 				}
 				w.dir(full, r, source, false)
 			} else if isRoot && st.Mode().IsRegular() && strings.HasSuffix(name, ".md") {
-				w.take(full, r, source, nil)
+				w.listed(full, r, source)
 			}
 			continue
 		}
@@ -440,7 +438,7 @@ func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 		case t.IsDir():
 			w.dir(full, filepath.Join(real, name), source, false)
 		case isRoot && t.IsRegular() && strings.HasSuffix(name, ".md"):
-			w.take(full, filepath.Join(real, name), source, nil)
+			w.listed(full, filepath.Join(real, name), source)
 		}
 	}
 }
@@ -452,16 +450,22 @@ func holds(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
+// listed hands on a skill file the probe did not look at.
+func (w *walk[P]) listed(path, real, source string) {
+	var none P
+	w.take(path, real, source, none, false)
+}
+
 // take hands on one skill file, once per real path.
-func (w *walk[P]) take(path, real, source string, p *P) {
+func (w *walk[P]) take(path, real, source string, p P, probed bool) {
 	if w.seen[real] {
-		if p != nil && w.release != nil {
-			w.release(*p)
+		if probed && w.release != nil {
+			w.release(p)
 		}
 		return
 	}
 	w.seen[real] = true
-	w.file(path, real, source, p)
+	w.file(path, real, source, p, probed)
 }
 
 var errTooLarge = errors.New("file too large")

@@ -186,12 +186,12 @@ func TestSnapshotMatchesDiscovery(t *testing.T) {
 func walkFiles[P any](base string, roots []Root, probe func(string) (P, bool), release func(P)) []string {
 	var out []string
 	w := walk[P]{visited: map[string]bool{}, seen: map[string]bool{}, probe: probe, release: release,
-		file: func(path, real, _ string, p *P) {
+		file: func(path, real, _ string, p P, probed bool) {
 			p1, _ := filepath.Rel(base, path)
 			p2, _ := filepath.Rel(base, real)
 			out = append(out, filepath.ToSlash(p1)+" = "+filepath.ToSlash(p2))
-			if p != nil && release != nil {
-				release(*p)
+			if probed && release != nil {
+				release(p)
 			}
 		}}
 	for _, r := range roots {

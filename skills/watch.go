@@ -40,9 +40,9 @@ func TakeSnapshot(roots []Root, extra []string) Snapshot {
 		visited: map[string]bool{},
 		seen:    map[string]bool{},
 		probe:   lstatRegular,
-		file: func(path, _, _ string, st *Stamp) {
-			if st != nil {
-				s.Files[path] = *st
+		file: func(path, _, _ string, st Stamp, probed bool) {
+			if probed {
+				s.Files[path] = st
 				return
 			}
 			s.stat(path)
