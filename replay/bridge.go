@@ -200,3 +200,131 @@ func (v *bridgeView) outputTokens(e *session.Entry, cal Calibration) int {
 	}
 	return max(0, int(math.Round(float64(rec)*float64(newC)/float64(oldC))))
 }
+
+// What the bridge counts. Before each request the bridge measures the
+// context itself (messageSize and findLoads in extension/index.ts): the
+// system prompt's length, then for each of Pi's messages the characters of
+// its text and thinking and of each tool call's name and JSON arguments,
+// in UTF-16 code units as JavaScript counts them. That is neither the
+// request's JSON (no tool definitions, no JSON syntax or escapes) nor its
+// token count, and the engine weighs archiving in those units: a rewrite
+// costs the characters after the body, the saving is the body's. Replay
+// feeds the engine the same figures for strategies that stand for the
+// bridge.
+
+// piToolsChars is the length of the tool definitions Pi 1.6 sends for its
+// four default tools (read, bash, edit, write) in the request's tools, as
+// compact JSON (captured from Pi 1.6's requests to the scripted provider).
+const piToolsChars = 2841
+
+// systemFraming is the JSON around the system prompt in the request:
+// the messages' "[" and `{"role":"system","content":"…"}` before the
+// first message's separator.
+const systemFraming = len(`[{"role":"system","content":""}`)
+
+// bridgeBase estimates the system prompt's length, which the bridge adds
+// before the first message, from the request header (tools and system
+// message, as calibrated): the header less Pi 1.6's default tools, the
+// skill tool when the requests carry it, and the JSON framing. Escapes in
+// the prompt (a newline is written \n) are not known and stay counted: a
+// few per cent of the prompt.
+func bridgeBase(header int, skillTool bool) int {
+	base := header - piToolsChars - systemFraming
+	if skillTool {
+		base -= utf8.RuneCountInString(skillToolJSON())
+	}
+	return max(base, 0)
+}
+
+// utf16Len is the length of s in UTF-16 code units (JavaScript's length).
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// bridgeSize is a context message's length as the bridge counts it, and
+// the length of the skill body it carries (the tool result's text, or a
+// /skill: block; 0 without one), with replace (an archived body's
+// placeholder, or the bridge's rewritten load) applied as the request
+// sends it. Compaction and branch summaries and bash executions carry no
+// content in Pi's message and count 0.
+func bridgeSize(cm *session.ContextMessage, m *session.Message, replace func(string) string) (size, body int) {
+	if cm != nil {
+		switch cm.Kind {
+		case session.FromCompaction, session.FromBranchSummary:
+			return 0, 0
+		}
+		if em := cm.Entry.Message; em != nil && em.Role == session.RoleBashExecution {
+			return 0, 0
+		}
+	}
+	switch m.Role {
+	case session.RoleToolResult:
+		if replace != nil {
+			size = utf16Len(replace(toolResultText(m)))
+		} else {
+			for _, b := range m.Blocks {
+				if b.Type == "text" {
+					size += utf16Len(b.Text)
+				}
+			}
+		}
+		return size, size
+	case session.RoleAssistant:
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case "text":
+				size += utf16Len(b.Text)
+			case "thinking":
+				size += utf16Len(b.Thinking)
+			case "toolCall":
+				size += utf16Len(b.Name) + utf16Len(compactJSON(b.Arguments))
+			}
+		}
+		return size, 0
+	}
+	first := true
+	for _, b := range m.Blocks {
+		if b.Type != "text" {
+			continue
+		}
+		t := b.Text
+		if replace != nil {
+			t = replace(t)
+		}
+		size += utf16Len(t)
+		if first && skillBlock.MatchString(b.Text) {
+			// The /skill: block, or the placeholder that replaced it.
+			blk := b.Text
+			if end := strings.Index(blk, "</skill>"); end >= 0 {
+				blk = blk[:end+len("</skill>")]
+			}
+			body = utf16Len(blk) + utf16Len(t) - utf16Len(b.Text)
+		}
+		first = false
+	}
+	return size, body
+}
+
+// recordedWithBridge reports whether the branch was recorded with the
+// bridge on: decisions recorded, or loads through the skill tool.
+func (b *branch) recordedWithBridge() bool {
+	if b.hasRecords {
+		return true
+	}
+	for _, ls := range b.info.loads {
+		for _, l := range ls {
+			if l.Kind == lifecycle.ByTool {
+				return true
+			}
+		}
+	}
+	return false
+}

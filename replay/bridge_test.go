@@ -10,6 +10,7 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/session"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -95,8 +96,20 @@ func TestBridgeRequests(t *testing.T) {
 	if d := cmp.Diff([]int64{int64(n(u1, trail)), int64(n(u1, a1, r1, trail))}, total(plain)); d != "" {
 		t.Errorf("plain request sizes (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]int64{int64(delta + n(u1, trail)), int64(delta + n(u1, a1b, r1b, trail))}, total(bridged)); d != "" {
+	// The bridge strategy is told the sizes the bridge counts: the system
+	// prompt (0 here: the header is too small to hold Pi's tools), then
+	// the text of each message and each tool call's name and arguments.
+	call := len("skill") + len(`{"name":"alpha"}`)
+	if d := cmp.Diff([]int64{int64(len("load alpha")), int64(len("load alpha") + call + n(content))}, total(bridged)); d != "" {
 		t.Errorf("bridge request sizes (-want +got):\n%s", d)
+	}
+	wantBodies := []lifecycle.BodyPosition{{ID: "c1", Offset: int64(len("load alpha") + call), Size: int64(n(content))}}
+	if d := cmp.Diff(wantBodies, bridged.reqs[1].Bodies); d != "" {
+		t.Errorf("bridge body positions (-want +got):\n%s", d)
+	}
+	// Priced, the bridge's requests carry its header difference.
+	if got, want := rep.Strategies[2].PromptTokens-rep.Strategies[1].PromptTokens, (2*delta+n(a1b, r1b)-n(a1, r1)+3)/4; got < want-1 || got > want+1 {
+		t.Errorf("bridge prompt tokens - plain = %d, want about %d", got, want)
 	}
 	wantLoad := []lifecycle.Load{{ID: "c1", Skill: "alpha", Size: int64(n(content)), Kind: lifecycle.ByTool, Hash: lifecycle.HashBody(content)}}
 	if d := cmp.Diff(wantLoad, loads); d != "" {
@@ -145,11 +158,12 @@ func TestBridgeViewWhen(t *testing.T) {
 			if err := r.AddFile(writeSession(t, tc.lines...)); err != nil {
 				t.Fatal(err)
 			}
-			r.Report()
-			// The plain request is 65 characters; the bridge's adds its
-			// header difference.
-			if got := rec.reqs[0].Total != int64(n(`,{"role":"user","content":[{"type":"text","text":"load alpha"}]}`, trail)); got != tc.want {
-				t.Errorf("bridge view applied = %v, want %v (first request %d characters)", got, tc.want, rec.reqs[0].Total)
+			rep := r.Report()
+			// The bridge's requests carry its header difference: they
+			// are priced above keep-all's.
+			k, b := rep.Strategies[0].PromptTokens, rep.Strategies[1].PromptTokens
+			if got := b != k; got != tc.want {
+				t.Errorf("bridge view applied = %v, want %v (prompt tokens %d, keep-all %d)", got, tc.want, b, k)
 			}
 		})
 	}
@@ -240,5 +254,51 @@ func TestComebacks(t *testing.T) {
 				t.Errorf("requests, comebacks, reloads (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// The bridge counts JavaScript's characters of each message's content
+// (extension/index.ts, messageSize), not the request's JSON.
+func TestBridgeSize(t *testing.T) {
+	ph := func(string) string { return "[archived]" }
+	block := "<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nBETA\n</skill>"
+	tests := []struct {
+		name       string
+		cm         *session.ContextMessage
+		m          *session.Message
+		replace    func(string) string
+		size, body int
+	}{
+		{"user text", nil, &session.Message{Role: session.RoleUser, Blocks: []session.Block{{Type: "text", Text: "héllo"}, {Type: "image"}}}, nil, 5, 0},
+		{"astral characters count two", nil, &session.Message{Role: session.RoleUser, Blocks: []session.Block{{Type: "text", Text: "a😀"}}}, nil, 3, 0},
+		{"assistant text, thinking and call", nil, &session.Message{Role: session.RoleAssistant, Blocks: []session.Block{
+			{Type: "thinking", Thinking: "hmm"}, {Type: "text", Text: "ok"},
+			{Type: "toolCall", Name: "read", Arguments: `{"path": "a b"}`}}}, nil, 3 + 2 + 4 + len(`{"path":"a b"}`), 0},
+		{"tool result", nil, &session.Message{Role: session.RoleToolResult, Blocks: []session.Block{{Type: "text", Text: "BODY\n"}}}, nil, 5, 5},
+		{"archived tool result", nil, &session.Message{Role: session.RoleToolResult, Blocks: []session.Block{{Type: "text", Text: "BODY\n"}}}, ph, 10, 10},
+		{"/skill: block", nil, &session.Message{Role: session.RoleUser, Blocks: []session.Block{{Type: "text", Text: block + "\n\nplease"}}}, nil, len(block) + 8, len(block)},
+		{"/skill: block archived", nil, &session.Message{Role: session.RoleUser, Blocks: []session.Block{{Type: "text", Text: block + "\n\nplease"}}},
+			func(t string) string { return replaceSkillBlock(t, "[archived]") }, 10 + 8, 10},
+		{"compaction summary", &session.ContextMessage{Kind: session.FromCompaction, Entry: &session.Entry{}},
+			&session.Message{Role: session.RoleUser, Blocks: []session.Block{{Type: "text", Text: "summary"}}}, nil, 0, 0},
+		{"bash execution", &session.ContextMessage{Kind: session.FromMessage, Entry: &session.Entry{Message: &session.Message{Role: "bashExecution"}}},
+			&session.Message{Role: session.RoleUser, Blocks: []session.Block{{Type: "text", Text: "Ran `ls`"}}}, nil, 0, 0},
+	}
+	for _, tc := range tests {
+		size, body := bridgeSize(tc.cm, tc.m, tc.replace)
+		if size != tc.size || body != tc.body {
+			t.Errorf("%s: size, body = %d, %d, want %d, %d", tc.name, size, body, tc.size, tc.body)
+		}
+	}
+	// The system prompt: the header less Pi 1.6's tools, the skill tool
+	// and the JSON around the prompt.
+	if got, want := bridgeBase(10000, false), 10000-piToolsChars-systemFraming; got != want {
+		t.Errorf("bridgeBase without the skill tool = %d, want %d", got, want)
+	}
+	if got, want := bridgeBase(10000, true), 10000-piToolsChars-systemFraming-n(skillToolJSON()); got != want {
+		t.Errorf("bridgeBase with the skill tool = %d, want %d", got, want)
+	}
+	if got := bridgeBase(100, true); got != 0 {
+		t.Errorf("bridgeBase of a small header = %d, want 0", got)
 	}
 }

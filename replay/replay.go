@@ -301,7 +301,7 @@ type branch struct {
 	r         *Runner
 	br        []*session.Entry
 	info      *pathInfo
-	segs      map[segKey]pricing.Segment
+	segs      map[segKey]msgSeg
 	synth     map[string]*session.Message
 	buf       []byte
 	trail     pricing.Segment
@@ -318,7 +318,7 @@ type branch struct {
 }
 
 func (r *Runner) newBranch(br []*session.Entry) *branch {
-	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br), segs: map[segKey]pricing.Segment{},
+	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br), segs: map[segKey]msgSeg{},
 		synth: map[string]*session.Message{}, loadIDs: map[string]bool{}}
 	for _, ls := range b.info.loads {
 		for _, l := range ls {
@@ -391,9 +391,19 @@ func (b *branch) segment(text string) pricing.Segment {
 	return pricing.Segment{Hash: maphash.String(b.r.seed, text), Len: utf8.RuneCountInString(text), Text: text}
 }
 
+// msgSeg is one message variant: its serialised form, and its length as
+// the bridge measures it (bridgeSize).
+type msgSeg struct {
+	seg pricing.Segment
+	// size and body are in the bridge's units; body is the length of the
+	// skill body the message carries (the whole result, or the /skill:
+	// block), when it carries one.
+	size, body int
+}
+
 // msgSegment returns the serialised form of one provider message, with
 // the body replaced by its placeholder when archived.
-func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeView) pricing.Segment {
+func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeView) msgSeg {
 	m := lm.synth
 	var e *session.Entry
 	if lm.cm != nil {
@@ -442,7 +452,8 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeVie
 		}
 	}
 	b.buf = serialise(b.buf[:0], m, replace)
-	s := b.bytesSegment(b.buf)
+	s := msgSeg{seg: b.bytesSegment(b.buf)}
+	s.size, s.body = bridgeSize(lm.cm, m, replace)
 	b.segs[k] = s
 	return s
 }
@@ -476,6 +487,14 @@ func (rb *reqBuilder) positions() []bodyPos {
 		return rb.bodies
 	}
 	return append(append([]bodyPos(nil), rb.bodies...), rb.tailBodies...)
+}
+
+// bridgePositions lists them as the bridge reports them (bridgeSize).
+func (rb *reqBuilder) bridgePositions() []bodyPos {
+	if len(rb.btail) == 0 {
+		return rb.bbodies
+	}
+	return append(append([]bodyPos(nil), rb.bbodies...), rb.btail...)
 }
 
 // segmentTextPrefix is how much of a message's text a segment keeps for
@@ -527,6 +546,12 @@ type reqBuilder struct {
 	bodies     []bodyPos
 	end        int
 	tailBodies []bodyPos
+	// The same in the bridge's units (bridgeSize): the bodies, where
+	// persist ends, and the bodies of the tail; base is the system
+	// prompt's length.
+	bbodies, btail []bodyPos
+	bend, bbase    int
+	btotal         int // the bridge's size of the request last built
 }
 
 // requestInfo is what replay knows of a request about to be sent, for
@@ -564,16 +589,25 @@ type bodyPos struct {
 
 // add appends a message's segment, noting the body it carries.
 func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
-	seg := rb.b.msgSegment(lm, arch, rb.bv)
+	ms := rb.b.msgSegment(lm, arch, rb.bv)
+	seg := ms.seg
 	if id := rb.b.bodyID(lm); id != "" {
 		rb.bodies = append(rb.bodies, bodyPos{id, rb.end, seg.Len})
+		if ms.body > 0 {
+			rb.bbodies = append(rb.bbodies, bodyPos{id, rb.bend, ms.body})
+		}
 	}
 	rb.persist = append(rb.persist, seg)
 	rb.end += seg.Len
+	rb.bend += ms.size
 }
 
-func (b *branch) newBuilder(header pricing.Segment, bv *bridgeView) *reqBuilder {
-	return &reqBuilder{b: b, bv: bv, header: header, persist: []pricing.Segment{header}, end: header.Len, view: providerView{synth: b.synth}}
+// newBuilder starts the requests of a run: header is the calibrated
+// header (tools and system prompt, as the request carries them), base the
+// system prompt's length as the bridge counts it.
+func (b *branch) newBuilder(header pricing.Segment, base int, bv *bridgeView) *reqBuilder {
+	return &reqBuilder{b: b, bv: bv, header: header, persist: []pricing.Segment{header}, end: header.Len,
+		bbase: base, bend: base, view: providerView{synth: b.synth}}
 }
 
 func sameArch(a, b map[string]string) bool {
@@ -600,6 +634,7 @@ func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string
 		// A fresh slice: the previous request's segments stay intact.
 		rb.persist = append(make([]pricing.Segment, 0, len(rb.persist)+16), rb.header)
 		rb.bodies, rb.end = rb.bodies[:0], rb.header.Len
+		rb.bbodies, rb.bend = rb.bbodies[:0], rb.bbase
 		rb.built = 0
 		rb.view.reset()
 		rb.compactions, rb.insVersion = cb.Compactions, insVersion
@@ -617,17 +652,23 @@ func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string
 		}
 	}
 	rb.built = len(msgs)
-	rb.tailBodies = rb.tailBodies[:0]
-	off := rb.end
+	rb.tailBodies, rb.btail = rb.tailBodies[:0], rb.btail[:0]
+	off, boff := rb.end, rb.bend
 	for _, m := range inserts[next] {
 		lm := llmMessage{synth: m, key: m}
-		seg := rb.b.msgSegment(lm, arch, rb.bv)
+		ms := rb.b.msgSegment(lm, arch, rb.bv)
+		seg := ms.seg
 		if id := rb.b.bodyID(lm); id != "" {
 			rb.tailBodies = append(rb.tailBodies, bodyPos{id, off, seg.Len})
+			if ms.body > 0 {
+				rb.btail = append(rb.btail, bodyPos{id, boff, ms.body})
+			}
 		}
 		off += seg.Len
+		boff += ms.size
 		tail = append(tail, seg)
 	}
+	rb.btotal = boff
 	if len(tail) == 0 {
 		return rb.persist, rb.b.trailOnly
 	}
@@ -665,7 +706,7 @@ func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
 	var all []obs
 	cb := session.NewContextBuilder(b.br)
 	var prev, prevTail []pricing.Segment
-	rb := b.newBuilder(pricing.Segment{}, nil)
+	rb := b.newBuilder(pricing.Segment{}, 0, nil)
 	var rec *Recorded
 	if b.hasRecords {
 		rec = &Recorded{}
@@ -846,7 +887,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 	var out runOut
 	inserts := map[*session.Entry][]*session.Message{}
 	insVersion := 0
-	rb := b.newBuilder(header, bv)
+	rb := b.newBuilder(header, bridgeBase(header.Len, bv != nil || b.recordedWithBridge()), bv)
 	last := map[string]load{} // skill -> latest load
 	inRun := false
 	var prevT time.Time
@@ -892,7 +933,12 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 		segs, tail := rb.request(cb, arch, inserts, insVersion, e)
 		info.Total = pricing.Length(segs) + pricing.Length(tail)
 		info.Bodies = rb.positions()
-		if prevSegs != nil {
+		if spec.Bridge {
+			// The bridge measures its own characters of the context
+			// (bridgeSize), not the request's JSON.
+			info.Total, info.Bodies = rb.btotal, rb.bridgePositions()
+		}
+		if prevSegs != nil && !spec.Bridge {
 			if lcp := pricing.CommonPrefixSplit(prevSegs, prevTail, segs, tail); lcp < prevLen-b.trail.Len {
 				info.ChangedFrom = lcp
 			}

@@ -394,7 +394,7 @@ func TestBodyPositions(t *testing.T) {
 	r := NewRunner(Options{Pack: &Pack{Names: map[string]bool{"beta": true, "gamma": true}}})
 	b := r.newBranch(s.Branch(s.Leaf()))
 	const header = 100
-	rb := b.newBuilder(pricing.Segment{Hash: 1, Len: header}, nil)
+	rb := b.newBuilder(pricing.Segment{Hash: 1, Len: header}, 0, nil)
 	cb := session.NewContextBuilder(b.br)
 	var got []bodyPos
 	for !cb.Done() {
