@@ -748,6 +748,7 @@ export default function skillLifecycle(pi: Pi) {
 	let lastRequest = 0;
 	let lastModel = "";
 	let cacheCold = false;
+	let cacheWarmed = false; // Pi refreshed the cache since the previous request
 
 	try {
 		pi.registerFlag?.("skill-lifecycle-bin", { type: "string", description: "Path of the skill-lifecycle binary" });
@@ -877,10 +878,12 @@ export default function skillLifecycle(pi: Pi) {
 		const modelChanged = lastModel !== "" && model !== lastModel;
 		lastModel = model;
 		const cold = cacheCold; // a compaction, or warming stopped
+		const warm = cacheWarmed && !cold; // Pi refreshed the cache during the pause
 		cacheCold = false;
+		cacheWarmed = false;
 		const res = await side.request<BeforeRequestResult>(
 			"before_request",
-			{ loads, sincePreviousMs: since, cacheCold: cold, modelChanged, total },
+			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, modelChanged, total },
 			ctx,
 		);
 		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;
@@ -932,8 +935,15 @@ export default function skillLifecycle(pi: Pi) {
 			side.say(`skill-lifecycle: could not re-attach skills after compaction: ${(err as Error).message}`, "warning", ctx);
 		}
 	});
+	// Pi 1.6 refreshes an idle prompt cache and asks extensions first; we
+	// only listen (no action returned). "stop" means the cache goes cold;
+	// "warm" means it is refreshed, so the next request finds it warm
+	// however long the pause.
 	pi.on("cache_warming_decision", async (event: any) => {
-		if (event?.action === "stop") cacheCold = true;
+		if (event?.action === "stop") {
+			cacheCold = true;
+			cacheWarmed = false;
+		} else if (event?.action === "warm") cacheWarmed = true;
 	});
 
 	pi.on("model_select", async (event: any, ctx: Ctx) => {

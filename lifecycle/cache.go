@@ -78,6 +78,9 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		c.Cold, c.ColdWhy = true, "the host reports it cold"
 	case r.ModelChanged:
 		c.Cold, c.ColdWhy = true, "the model changed since the previous request"
+	case r.CacheWarm:
+		// The host refreshed the cache during the pause: it is warm
+		// whatever the lifetime says.
 	case ttl > 0 && r.SincePrevious > ttl:
 		c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s since the previous request, more than cacheTTLSeconds %g", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
 	}

@@ -33,6 +33,11 @@ func evEnd() Event           { return Event{Type: EvRunEnd} }
 func evPin(s string) Event   { return Event{Type: EvPin, Skill: s} }
 func evEnable(on bool) Event { return Event{Type: EvEnable, On: on} }
 
+// warmed marks a request as following a pause the host kept warm;
+// reported as one the host reports cold.
+func warmed(ev Event) Event   { ev.Request.CacheWarm = true; return ev }
+func reported(ev Event) Event { ev.Request.CacheCold = true; return ev }
+
 // evReq is a request with the given bodies laid out one after another
 // from offset 100, 1,000 units each, and 500 units after the last.
 func evReq(n int, since time.Duration, ids ...string) Event {
@@ -85,6 +90,12 @@ func TestCacheAwareEngine(t *testing.T) {
 			[]string{"due a"}, "archiving now would cost 1800 (rewriting the cache after offset 100) and save 86 a request, 172 over ~2 expected requests"},
 		{"cache-aware: a cold cache archives", true,
 			append(opening, evReq(2, hot, "a", "s"), evReq(3, cold, "a", "s")),
+			[]string{"due a", "archive a cache-cold"}, ""},
+		{"cache-aware: a pause the host kept warm is not cold", true,
+			append(opening, evReq(2, hot, "a", "s"), warmed(evReq(3, cold, "a", "s"))),
+			[]string{"due a"}, "waits for a cold cache"},
+		{"cache-aware: a cold report wins over a warm one", true,
+			append(opening, evReq(2, hot, "a", "s"), reported(warmed(evReq(3, hot, "a", "s")))),
 			[]string{"due a", "archive a cache-cold"}, ""},
 		{"cache-aware: a model change makes the cache cold", true,
 			append(opening, Event{Type: EvRequest, Request: &Request{Number: 2, ModelChanged: true}}),

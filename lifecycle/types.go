@@ -150,6 +150,11 @@ type Request struct {
 	// cache_warming_decision), or for the first request of a process that
 	// cannot know better.
 	CacheCold bool `json:"cacheCold,omitempty"`
+	// CacheWarm says the host kept the prompt cache warm since the previous
+	// request (Pi 1.6 refreshes it while idle: cache_warming_decision with
+	// action "warm"), so a pause longer than the cache lifetime does not
+	// make it cold. CacheCold wins when both are set.
+	CacheWarm bool `json:"cacheWarm,omitempty"`
 	// ModelChanged says this request goes to another model than the
 	// previous one (caches are per model: the cache is cold).
 	ModelChanged bool `json:"modelChanged,omitempty"`

@@ -51,6 +51,10 @@ type BeforeRequestParams struct {
 	// cache lifetime).
 	SincePreviousMs int64 `json:"sincePreviousMs,omitempty"`
 	CacheCold       bool  `json:"cacheCold,omitempty"`
+	// CacheWarm says the host kept the cache warm since the previous
+	// request (Pi 1.6's idle refreshes): a long pause is then no sign of a
+	// cold cache.
+	CacheWarm bool `json:"cacheWarm,omitempty"`
 	// ModelChanged says this request goes to another model than the
 	// previous one.
 	ModelChanged bool `json:"modelChanged,omitempty"`
@@ -376,6 +380,7 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 	r := lifecycle.Request{
 		SincePrevious: msDuration(p.SincePreviousMs),
 		CacheCold:     p.CacheCold,
+		CacheWarm:     p.CacheWarm,
 		ModelChanged:  p.ModelChanged,
 		CharsPerUnit:  1,
 	}

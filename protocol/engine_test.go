@@ -480,6 +480,11 @@ func TestRequestOf(t *testing.T) {
 			want: lifecycle.Request{SincePrevious: 2500 * time.Millisecond, CacheCold: true, CharsPerUnit: 1},
 		},
 		{
+			name: "a pause the host kept warm",
+			p:    BeforeRequestParams{SincePreviousMs: 600000, CacheWarm: true, Loads: []LoadRef{{ID: "a", Size: 10, Offset: 5}}},
+			want: lifecycle.Request{SincePrevious: 10 * time.Minute, CacheWarm: true, CharsPerUnit: 1},
+		},
+		{
 			name: "an archived body moves the later ones back",
 			p: BeforeRequestParams{Total: 3000, ModelChanged: true, Loads: []LoadRef{
 				{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 1500}}},
