@@ -1,0 +1,245 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The host contract behind cacheWarm (docs/pi-host.md, "cache_warming_decision"):
+// Pi 1.6 keeps a model's prompt cache warm by replaying the last request with
+// a one-token output cap shortly before the cache lifetime runs out, and asks
+// extensions first with cache_warming_decision. The bridge turns a "warm"
+// decision into cacheWarm and a "stop" into cacheCold on the next
+// before_request. The sidecar's verdict at the request after a long pause
+// shows which flag arrived: a body due for archive is kept when the pause was
+// kept warm, and archived as cold otherwise, with the reason naming why.
+
+// warmLifetime is the model's short prompt-cache lifetime in seconds: Pi
+// refreshes at min(90%, lifetime − 10 s), i.e. 2 s after a request starts,
+// and only for lifetimes above 10 s.
+const warmLifetime = 12
+
+// warmPause is the turn-2 tool call: long enough for Pi's refresh (2 s after
+// the request) and for the sidecar's lifetime (warmConfig) to pass.
+const warmPause = "sleep 4"
+
+// warmConfig: cache-aware archiving that trusts a 2-second lifetime fully
+// (coldConfidence 1) and counts no comebacks, so a pause longer than 2 s
+// archives a due body unless the host says the cache was kept warm. The
+// entry skill is not inferred, so the one loaded skill can become due.
+const warmConfig = `{"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 2, "coldConfidence": 1, "comebackBase": 0, "comebackLikely": 0}}`
+
+// warmPlaceholder is the start of the placeholder of an archived trace-failing-request.
+const warmPlaceholder = `the instructions of skill "trace-failing-request" were archived`
+
+// warmOutputCap returns the output cap of a request (max_completion_tokens,
+// else max_tokens; 0 when neither is set).
+func warmOutputCap(r *Request) int {
+	var b struct {
+		MaxCompletion *int `json:"max_completion_tokens"`
+		Max           *int `json:"max_tokens"`
+	}
+	if json.Unmarshal(r.Body, &b) != nil {
+		return 0
+	}
+	switch {
+	case b.MaxCompletion != nil:
+		return *b.MaxCompletion
+	case b.Max != nil:
+		return *b.Max
+	}
+	return 0
+}
+
+// warmMessages returns the raw messages array of a request body.
+func warmMessages(t *testing.T, r *Request) json.RawMessage {
+	t.Helper()
+	var b struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(r.Body, &b); err != nil {
+		t.Fatalf("request %d: %v", r.Index, err)
+	}
+	return b.Messages
+}
+
+// warmPatchJSON rewrites a JSON object file through f.
+func warmPatchJSON(t *testing.T, path string, f func(map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	f(v)
+	writeJSONFile(t, path, v)
+}
+
+// warmUsageEntries counts the session's usage entries of kind cache_warm
+// (Pi records one per successful refresh).
+func warmUsageEntries(t *testing.T, s *Session) int {
+	t.Helper()
+	n := 0
+	for _, e := range s.Entries {
+		if e.Type != "usage" {
+			continue
+		}
+		var u struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(e.Raw, &u); err != nil {
+			t.Fatalf("%s:%d: %v", s.Path, e.Line, err)
+		}
+		if u.Kind == "cache_warm" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCacheWarmingDecision(t *testing.T) {
+	t.Parallel()
+	// The refresh pays for itself when the avoided cache write is worth more
+	// than $0.05: ~6,500 prompt tokens at $375/M written against $0.30/M
+	// read. At DefaultModel's prices ($3.75/M written) it is worth ~$0.02,
+	// so Pi decides "stop".
+	pricey := Model{ID: "pricey-model", Input: 300, Output: 15, CacheRead: 0.3, CacheWrite: 375}
+	cheap := DefaultModel
+	cases := []struct {
+		name    string
+		warming string // settings.json cacheWarming
+		model   Model
+		refresh bool   // Pi refreshes the cache during the pause
+		coldWhy string // "": the body stays; else the archive's reason names this
+	}{
+		{"warm: the pause is kept warm, the body stays", "streaming", pricey, true, ""},
+		{"stop: the host reports the cache cold", "streaming", cheap, false, "the host reports it cold"},
+		{"off: the lifetime decides", "off", pricey, false, "more than cacheTTLSeconds 2"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			prov := NewProvider(t, Steps(
+				[]Reply{
+					load("trace-failing-request"),
+					// Enough context after the body that rewriting it
+					// with a warm cache does not pay: it stays due.
+					Do(Call{Name: "bash", Args: map[string]any{"command": "cat access.log"}}),
+					Say("A nil map in the handler."),
+				},
+				[]Reply{Do(Call{Name: "bash", Args: map[string]any{"command": warmPause}}), Say("Release notes written.")},
+			))
+			env := NewEnv(t, Pi16(t), prov, tc.model)
+			env.UseBridge(t)
+			env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
+			env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
+			log := strings.Repeat("GET /orders 500 customer=4411 handler=orders.go:88\n", 300)
+			if err := os.WriteFile(filepath.Join(env.ProjectDir, "access.log"), []byte(log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(warmConfig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			warmPatchJSON(t, filepath.Join(env.AgentDir, "models.json"), func(v map[string]any) {
+				for _, m := range v["providers"].(map[string]any)[ProviderName].(map[string]any)["models"].([]any) {
+					m.(map[string]any)["promptCache"] = map[string]any{"short": warmLifetime}
+				}
+			})
+			warmPatchJSON(t, filepath.Join(env.AgentDir, "settings.json"), func(v map[string]any) { v["cacheWarming"] = tc.warming })
+
+			res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+				"The /orders endpoint returns 500 for some customers since this morning; find out why.",
+				"Write the release notes and the changelog entry for version 2.3 from the merged pull requests.",
+			}})
+			checkNoBridgeErrors(t, res)
+
+			// Pi's refreshes reach the provider as requests with a
+			// one-token cap; the agent's own requests are the others.
+			var real, refreshes []*Request
+			for _, r := range prov.Requests() {
+				if warmOutputCap(r) == 1 {
+					refreshes = append(refreshes, r)
+				} else {
+					real = append(real, r)
+				}
+			}
+			if len(real) != 5 {
+				t.Fatalf("provider got %d agent requests (and %d refreshes), want 5", len(real), len(refreshes))
+			}
+			before, after := real[3], real[4] // the pause is between them
+			if before.UserTurn != 2 || before.Step != 0 || after.UserTurn != 2 || after.Step != 1 {
+				t.Fatalf("requests around the pause: turn %d step %d, turn %d step %d; want turn 2 steps 0 and 1",
+					before.UserTurn, before.Step, after.UserTurn, after.Step)
+			}
+			if CountInMessages(before, bodyTrace) != 1 {
+				t.Fatalf("the first request of turn 2 should still carry the due body (warm cache, archiving does not pay): %s",
+					present(before, bodyTrace))
+			}
+
+			during := 0
+			for _, w := range refreshes {
+				if w.Time.After(before.Time) && w.Time.Before(after.Time) {
+					during++
+				}
+				// A refresh replays a request the agent sent before it.
+				replays := false
+				for _, r := range real {
+					if r.Time.Before(w.Time) && bytes.Equal(warmMessages(t, r), warmMessages(t, w)) {
+						replays = true
+					}
+				}
+				if !replays {
+					t.Errorf("refresh (request %d) does not replay an earlier agent request", w.Index)
+				}
+			}
+			sess := MustReadSession(t, res.SessionFile)
+			if got := warmUsageEntries(t, sess); got != len(refreshes) {
+				t.Errorf("session has %d cache_warm usage entries, provider got %d refreshes", got, len(refreshes))
+			}
+			if tc.refresh && during == 0 {
+				t.Fatalf("Pi sent no cache refresh during the %q pause (%d refreshes in all)", warmPause, len(refreshes))
+			}
+			if !tc.refresh && len(refreshes) != 0 {
+				t.Fatalf("Pi sent %d cache refreshes, want none", len(refreshes))
+			}
+
+			var archives []map[string]any
+			for _, r := range records(t, sess) {
+				if r["action"] == "archive" && r["skill"] == "trace-failing-request" {
+					archives = append(archives, r)
+				}
+			}
+			if tc.coldWhy == "" {
+				if CountInMessages(after, bodyTrace) != 1 || CountInMessages(after, warmPlaceholder) != 0 {
+					t.Errorf("after the warm pause: %s, placeholder=%d; want the body kept (cacheWarm)",
+						present(after, bodyTrace), CountInMessages(after, warmPlaceholder))
+				}
+				if len(archives) != 0 {
+					t.Errorf("archived although the pause was kept warm: %v", archives)
+				}
+				return
+			}
+			if CountInMessages(after, bodyTrace) != 0 || CountInMessages(after, warmPlaceholder) != 1 {
+				t.Errorf("after the pause: %s, placeholder=%d; want the body archived",
+					present(after, bodyTrace), CountInMessages(after, warmPlaceholder))
+			}
+			if len(archives) != 1 {
+				t.Fatalf("archive records for trace-failing-request: %v, want one", archives)
+			}
+			timing, _ := archives[0]["timing"].(map[string]any)
+			text, _ := timing["text"].(string)
+			if timing["code"] != "cache-cold" || !strings.Contains(text, tc.coldWhy) {
+				t.Errorf("archive timing = %v, want code cache-cold with %q", timing, tc.coldWhy)
+			}
+		})
+	}
+}
