@@ -31,37 +31,6 @@ import (
 // result. Sessions recorded with the bridge (skill tool loads or recorded
 // decisions) already have all three and are replayed as they are.
 
-// piSkillsIntro is what Pi 1.6 writes before its skill listing (the
-// "skills" section of its system prompt, which the bridge replaces).
-const piSkillsIntro = "The following skills provide specialized instructions for specific tasks.\n" +
-	"Use the read tool to load a skill's file when the task matches its description.\n" +
-	"Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n"
-
-// piEscaper escapes XML as Pi does (an apostrophe becomes &#39;).
-var piEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
-
-// PiSkillsSection renders Pi 1.6's skills section for the given skills and
-// SKILL.md locations (in the same order).
-func PiSkillsSection(list []skills.ListedSkill, locations []string) string {
-	if len(list) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(piSkillsIntro)
-	b.WriteString("<available_skills>\n")
-	for i, s := range list {
-		b.WriteString("  <skill>\n    <name>")
-		b.WriteString(piEscaper.Replace(s.Name))
-		b.WriteString("</name>\n    <description>")
-		b.WriteString(piEscaper.Replace(s.Description))
-		b.WriteString("</description>\n    <location>")
-		b.WriteString(piEscaper.Replace(locations[i]))
-		b.WriteString("</location>\n  </skill>\n")
-	}
-	b.WriteString("</available_skills>")
-	return b.String()
-}
-
 // jsonLen is the length in code points of s written as a JSON string,
 // without its quotes, as the request carries it.
 func jsonLen(s string) int {
@@ -135,7 +104,7 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 			locs[i] = p.Locations[s.Name]
 		}
 	}
-	v.HeaderDelta = jsonLen(skills.BridgeListing(p.Listing)) - jsonLen(PiSkillsSection(p.Listing, locs)) +
+	v.HeaderDelta = jsonLen(skills.BridgeListing(p.Listing)) - jsonLen(skills.PiListing(p.Listing, locs)) +
 		jsonLen("- "+skills.SkillToolName+": "+skills.SkillToolSnippet+"\n") + utf8.RuneCountInString(skillToolJSON())
 
 	rewritten := map[string]string{} // load id -> skill

@@ -66,15 +66,52 @@ func BridgeListing(list []ListedSkill) string {
 	if len(list) == 0 {
 		return ""
 	}
+	return skillsXML(BridgeIntro+"\n\n", bridgeEscaper, list, nil, false)
+}
+
+// piListingIntro is what Pi 1.6 writes before its skill listing (the
+// "skills" section of its system prompt, which the bridge replaces).
+const piListingIntro = "The following skills provide specialized instructions for specific tasks.\n" +
+	"Use the read tool to load a skill's file when the task matches its description.\n" +
+	"Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n"
+
+// piEscaper escapes XML as Pi does (an apostrophe becomes &#39;).
+var piEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+
+// PiListing renders Pi 1.6's own skills section, which the bridge replaces,
+// for the given skills and their SKILL.md locations (in the same order; a
+// missing location is written empty); replay measures the difference.
+// With no skill there is no section ("").
+func PiListing(list []ListedSkill, locations []string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	return skillsXML(piListingIntro, piEscaper, list, locations, true)
+}
+
+// skillsXML writes intro and an <available_skills> block, one <skill> per
+// entry with its name, description and, with withLoc, its location, each
+// escaped with esc.
+func skillsXML(intro string, esc *strings.Replacer, list []ListedSkill, locations []string, withLoc bool) string {
 	var b strings.Builder
-	b.WriteString(BridgeIntro)
-	b.WriteString("\n\n<available_skills>\n")
-	for _, s := range list {
+	b.WriteString(intro)
+	b.WriteString("<available_skills>\n")
+	for i, s := range list {
 		b.WriteString("  <skill>\n    <name>")
-		b.WriteString(bridgeEscaper.Replace(s.Name))
+		b.WriteString(esc.Replace(s.Name))
 		b.WriteString("</name>\n    <description>")
-		b.WriteString(bridgeEscaper.Replace(s.Description))
-		b.WriteString("</description>\n  </skill>\n")
+		b.WriteString(esc.Replace(s.Description))
+		b.WriteString("</description>\n")
+		if withLoc {
+			loc := ""
+			if i < len(locations) {
+				loc = locations[i]
+			}
+			b.WriteString("    <location>")
+			b.WriteString(esc.Replace(loc))
+			b.WriteString("</location>\n")
+		}
+		b.WriteString("  </skill>\n")
 	}
 	b.WriteString("</available_skills>")
 	return b.String()

@@ -31,6 +31,34 @@ func TestBridgeListing(t *testing.T) {
 	}
 }
 
+// TestPiListing: Pi 1.6's own section (what the bridge replaces), with
+// Pi's escaping (&#39;) and a location per skill; a missing location is
+// written empty rather than failing.
+func TestPiListing(t *testing.T) {
+	tests := []struct {
+		name string
+		list []ListedSkill
+		locs []string
+		want string
+	}{
+		{"none", nil, nil, ""},
+		{"escaped, with locations", []ListedSkill{{"b", `it's <b>`}, {"a", "A."}}, []string{"/s/b/SKILL.md", "/s/a&b/SKILL.md"},
+			piListingIntro + "<available_skills>\n" +
+				"  <skill>\n    <name>b</name>\n    <description>it&#39;s &lt;b&gt;</description>\n    <location>/s/b/SKILL.md</location>\n  </skill>\n" +
+				"  <skill>\n    <name>a</name>\n    <description>A.</description>\n    <location>/s/a&amp;b/SKILL.md</location>\n  </skill>\n" +
+				"</available_skills>"},
+		{"a location missing", []ListedSkill{{"a", "A."}}, nil,
+			piListingIntro + "<available_skills>\n  <skill>\n    <name>a</name>\n    <description>A.</description>\n    <location></location>\n  </skill>\n</available_skills>"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, PiListing(tc.list, tc.locs)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 func TestSkillContent(t *testing.T) {
 	tests := []struct {
 		name, skill, body, dir string
