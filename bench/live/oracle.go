@@ -36,12 +36,18 @@ type Foresight struct {
 	Over     string `json:"over"` // the mode whose run was re-priced
 	// Cost plan, priced with no lifetime and with CacheTTL; PeakChars is
 	// the cost plan's peak (no lifetime).
-	CostUSD, CostUSD5m float64
-	PeakChars          int
-	Plan, Plan5m       map[string]int // skill → turn (1-based) from which it is archived
+	CostUSD   float64        `json:"costUSD"`
+	CostUSD5m float64        `json:"costUSD5m"`
+	PeakChars int            `json:"peakChars"`
+	Plan      map[string]int `json:"plan"` // skill → turn (1-based) from which it is archived
+	Plan5m    map[string]int `json:"plan5m"`
 	// Peak plan.
-	MinPeakChars                 int
-	MinPeakCostUSD, MinPeak5mUSD float64
+	MinPeakChars   int     `json:"minPeakChars"`
+	MinPeakCostUSD float64 `json:"minPeakCostUSD"`
+	MinPeak5mUSD   float64 `json:"minPeakCostUSD5m"`
+	// UnchangedUSD is the run re-priced with no plan (no lifetime): it
+	// must equal the run's measured cost.
+	UnchangedUSD float64 `json:"unchangedUSD"`
 }
 
 var (
@@ -190,6 +196,9 @@ func MeasureForesight(sc Scenario, mode string, run *Run) (Foresight, error) {
 		}
 		return plan, nil
 	}
+	if f.UnchangedUSD, _, err = pricePlan(reqs, nil, 0); err != nil {
+		return f, err
+	}
 	if f.Plan, err = greedy(0); err != nil {
 		return f, err
 	}
@@ -218,8 +227,9 @@ func MeasureForesight(sc Scenario, mode string, run *Run) (Foresight, error) {
 }
 
 // addForesight computes the foresight bound over the baseline run and over
-// the defaults run of each scenario. The bound of an empty plan must equal
-// the run's measured cost; a mismatch is reported, not hidden.
+// the defaults run of each scenario, relative to the figures of rep.Rows.
+// The bound of an empty plan must equal the run's measured cost; a
+// mismatch is reported, not hidden.
 func (rep *Report) addForesight(scenarios []Scenario, modes []Mode, runs map[string]map[string]*Run) {
 	over := []string{modes[0].Name}
 	for _, m := range modes[1:] {
@@ -227,39 +237,35 @@ func (rep *Report) addForesight(scenarios []Scenario, modes []Mode, runs map[str
 			over = append(over, m.Name)
 		}
 	}
-	sum := map[string]*ForesightRow{}
-	base := map[string]Figures{}
+	measured := map[[2]string]Figures{}
+	for _, r := range rep.Rows {
+		measured[[2]string{r.Scenario, r.Mode}] = r.Figures
+	}
+	sum := map[string]*Foresight{}
+	var base Figures
 	for _, sc := range scenarios {
-		b := runs[sc.Name][modes[0].Name]
-		if b == nil {
+		bf, ok := measured[[2]string{sc.Name, modes[0].Name}]
+		if !ok {
 			continue
 		}
-		bf := Measure(b)
-		base[sc.Name] = bf
+		addFigures(&base, bf)
 		for _, mode := range over {
 			run := runs[sc.Name][mode]
 			if run == nil {
 				continue
 			}
 			f, err := MeasureForesight(sc, mode, run)
-			if err == nil {
-				reqs, _ := splitRequests(run)
-				c, _, _ := pricePlan(reqs, nil, 0)
-				if m := Measure(run).CostUSD; c < m*0.9999 || c > m*1.0001 {
-					err = fmt.Errorf("%s/%s: re-pricing the run unchanged gives %.6f USD, measured %.6f", sc.Name, mode, c, m)
-				}
+			if m := measured[[2]string{sc.Name, mode}].CostUSD; err == nil && (f.UnchangedUSD < m*0.9999 || f.UnchangedUSD > m*1.0001) {
+				err = fmt.Errorf("%s/%s: re-pricing the run unchanged gives %.6f USD, measured %.6f", sc.Name, mode, f.UnchangedUSD, m)
 			}
 			if err != nil {
 				rep.ForesightErr = err.Error()
 				return
 			}
-			r := ForesightRow{Foresight: f,
-				CostPct: pct(f.CostUSD, bf.CostUSD), CostPct5m: pct(f.CostUSD5m, bf.CostUSD5m), PeakPct: pct(float64(f.PeakChars), float64(bf.PeakChars)),
-				MinPeakPct: pct(float64(f.MinPeakChars), float64(bf.PeakChars)), MinPeakCostPct: pct(f.MinPeakCostUSD, bf.CostUSD), MinPeakCost5m: pct(f.MinPeak5mUSD, bf.CostUSD5m)}
-			rep.Foresight = append(rep.Foresight, r)
+			rep.Foresight = append(rep.Foresight, foresightRow(f, bf))
 			t := sum[mode]
 			if t == nil {
-				t = &ForesightRow{Foresight: Foresight{Scenario: "all", Over: mode}}
+				t = &Foresight{Scenario: "all", Over: mode}
 				sum[mode] = t
 			}
 			t.CostUSD += f.CostUSD
@@ -268,17 +274,20 @@ func (rep *Report) addForesight(scenarios []Scenario, modes []Mode, runs map[str
 			t.MinPeakChars += f.MinPeakChars
 			t.MinPeakCostUSD += f.MinPeakCostUSD
 			t.MinPeak5mUSD += f.MinPeak5mUSD
+			t.UnchangedUSD += f.UnchangedUSD
 		}
-	}
-	var b Figures
-	for _, f := range base {
-		addFigures(&b, f)
 	}
 	for _, mode := range over {
 		if t := sum[mode]; t != nil {
-			t.CostPct, t.CostPct5m, t.PeakPct = pct(t.CostUSD, b.CostUSD), pct(t.CostUSD5m, b.CostUSD5m), pct(float64(t.PeakChars), float64(b.PeakChars))
-			t.MinPeakPct, t.MinPeakCostPct, t.MinPeakCost5m = pct(float64(t.MinPeakChars), float64(b.PeakChars)), pct(t.MinPeakCostUSD, b.CostUSD), pct(t.MinPeak5mUSD, b.CostUSD5m)
-			rep.Foresight = append(rep.Foresight, *t)
+			rep.Foresight = append(rep.Foresight, foresightRow(*t, base))
 		}
 	}
+}
+
+// foresightRow puts f's figures relative to base, the no-extension run.
+func foresightRow(f Foresight, base Figures) ForesightRow {
+	peak := float64(base.PeakChars)
+	return ForesightRow{Foresight: f,
+		CostPct: pct(f.CostUSD, base.CostUSD), CostPct5m: pct(f.CostUSD5m, base.CostUSD5m), PeakPct: pct(float64(f.PeakChars), peak),
+		MinPeakPct: pct(float64(f.MinPeakChars), peak), MinPeakCostPct: pct(f.MinPeakCostUSD, base.CostUSD), MinPeakCost5m: pct(f.MinPeak5mUSD, base.CostUSD5m)}
 }

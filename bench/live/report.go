@@ -70,8 +70,12 @@ type Report struct {
 // no-extension run of the same scenario.
 type ForesightRow struct {
 	Foresight
-	CostPct, CostPct5m, PeakPct               float64
-	MinPeakPct, MinPeakCostPct, MinPeakCost5m float64
+	CostPct        float64 `json:"costPct"`
+	CostPct5m      float64 `json:"costPct5m"`
+	PeakPct        float64 `json:"peakPct"`
+	MinPeakPct     float64 `json:"minPeakPct"`
+	MinPeakCostPct float64 `json:"minPeakCostPct"`
+	MinPeakCost5m  float64 `json:"minPeakCostPct5m"`
 }
 
 // ScenarioInfo describes a scenario.
