@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
@@ -169,17 +170,8 @@ func TestCompactionCut(t *testing.T) {
 	}
 }
 
-var cmpSorted = cmp.Transformer("sorted", func(in []string) []string {
-	out := append([]string(nil), in...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
-})
+// cmpSorted compares string slices without regard to their order.
+var cmpSorted = cmpopts.SortSlices(func(a, b string) bool { return a < b })
 
 // TestCompactionRestoreProperty interleaves compactions (with random kept
 // bodies and budgets) with random events, and checks at every step that an

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func writeSkillAt(t *testing.T, path, name, body string, mtime time.Time) {
@@ -132,17 +133,8 @@ func TestSnapshotExtraAndLinks(t *testing.T) {
 	}
 }
 
-var cmpSortStrings = cmp.Transformer("sort", func(in []string) []string {
-	out := append([]string(nil), in...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
-})
+// cmpSortStrings compares string slices without regard to their order.
+var cmpSortStrings = cmpopts.SortSlices(func(a, b string) bool { return a < b })
 
 func TestUnsettled(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
