@@ -45,6 +45,12 @@ type Foresight struct {
 	MinPeakChars   int     `json:"minPeakChars"`
 	MinPeakCostUSD float64 `json:"minPeakCostUSD"`
 	MinPeak5mUSD   float64 `json:"minPeakCostUSD5m"`
+	// FloorPeakChars is the peak with every body archived in every turn
+	// that does not use its skill (no Load, Need or Ref step of it): no
+	// policy that keeps the bodies a turn uses until the turn ends has a
+	// smaller peak, with or without reloads (a reload brings back the same
+	// body, plus a call and a placeholder).
+	FloorPeakChars int `json:"floorPeakChars"`
 	// UnchangedUSD is the run re-priced with no plan (no lifetime): it
 	// must equal the run's measured cost.
 	UnchangedUSD float64 `json:"unchangedUSD"`
@@ -79,6 +85,20 @@ func lastUse(sc Scenario) map[string]int {
 		}
 	}
 	return last
+}
+
+// turnSkills is, per turn, the skills it loads, needs or reads a file of.
+func turnSkills(sc Scenario) []map[string]bool {
+	out := make([]map[string]bool, len(sc.Turns))
+	for i, t := range sc.Turns {
+		out[i] = map[string]bool{}
+		for _, st := range t.Steps {
+			if st.Skill != "" {
+				out[i][st.Skill] = true
+			}
+		}
+	}
+	return out
 }
 
 func splitRequests(run *Run) ([]foresightReq, error) {
@@ -122,15 +142,24 @@ func splitRequests(run *Run) ([]foresightReq, error) {
 	return out, nil
 }
 
-// price prices reqs with the skills of plan archived from their turn on;
-// it returns the cost and the peak size in code points.
+// pricePlan prices reqs with the skills of plan archived from their turn
+// on; it returns the cost and the peak size in code points.
 func pricePlan(reqs []foresightReq, plan map[string]int, ttl time.Duration) (float64, int, error) {
+	return priceArchived(reqs, func(turn int, sk string) bool {
+		t, ok := plan[sk]
+		return ok && turn >= t
+	}, ttl)
+}
+
+// priceArchived prices reqs with the body of sk replaced by its
+// placeholder in every request of a turn where archived(turn, sk).
+func priceArchived(reqs []foresightReq, archived func(turn int, sk string) bool, ttl time.Duration) (float64, int, error) {
 	m := pricing.NewMeter(pricing.Options{CharsPerToken: 4, TTL: ttl})
 	peak := 0
 	for _, r := range reqs {
 		msgs, copied := r.msgs, false
 		for i, sk := range r.skill {
-			if t, ok := plan[sk]; ok && r.turn >= t {
+			if archived(r.turn, sk) {
 				if !copied {
 					msgs, copied = append([]json.RawMessage(nil), r.msgs...), true
 				}
@@ -223,6 +252,12 @@ func MeasureForesight(sc Scenario, mode string, run *Run) (Foresight, error) {
 	if f.MinPeak5mUSD, _, err = pricePlan(reqs, peakPlan, CacheTTL); err != nil {
 		return f, err
 	}
+	used := turnSkills(sc)
+	if _, f.FloorPeakChars, err = priceArchived(reqs, func(turn int, sk string) bool {
+		return turn < 1 || turn > len(used) || !used[turn-1][sk]
+	}, 0); err != nil {
+		return f, err
+	}
 	return f, nil
 }
 
@@ -272,6 +307,7 @@ func (rep *Report) addForesight(scenarios []Scenario, modes []Mode, runs map[str
 			t.CostUSD5m += f.CostUSD5m
 			t.PeakChars += f.PeakChars
 			t.MinPeakChars += f.MinPeakChars
+			t.FloorPeakChars += f.FloorPeakChars
 			t.MinPeakCostUSD += f.MinPeakCostUSD
 			t.MinPeak5mUSD += f.MinPeak5mUSD
 			t.UnchangedUSD += f.UnchangedUSD
@@ -289,5 +325,5 @@ func foresightRow(f Foresight, base Figures) ForesightRow {
 	peak := float64(base.PeakChars)
 	return ForesightRow{Foresight: f,
 		CostPct: pct(f.CostUSD, base.CostUSD), CostPct5m: pct(f.CostUSD5m, base.CostUSD5m), PeakPct: pct(float64(f.PeakChars), peak),
-		MinPeakPct: pct(float64(f.MinPeakChars), peak), MinPeakCostPct: pct(f.MinPeakCostUSD, base.CostUSD), MinPeakCost5m: pct(f.MinPeak5mUSD, base.CostUSD5m)}
+		MinPeakPct: pct(float64(f.MinPeakChars), peak), FloorPeakPct: pct(float64(f.FloorPeakChars), peak), MinPeakCostPct: pct(f.MinPeakCostUSD, base.CostUSD), MinPeakCost5m: pct(f.MinPeak5mUSD, base.CostUSD5m)}
 }

@@ -88,3 +88,29 @@ func TestForesight(t *testing.T) {
 		})
 	}
 }
+
+// TestForesightPeakFloor: alpha is used in turns 1 and 3 of 4, and its
+// body dwarfs each turn's growth. The floor archives it in turns 2 and 4,
+// so its peak is turn 3's request, whole; with one skill that is also the
+// no-reload minimum. Unused after turn 1, it is the larger of turn 1's
+// request and turn 4's with a placeholder.
+func TestForesightPeakFloor(t *testing.T) {
+	const body, step = 20000, 300
+	run := synthRun(t, 4, body, step, time.Minute)
+	sc := synthScenario(4)
+	sc.Turns[2].Steps = []Step{Need("alpha"), Say("ok")}
+	f, err := MeasureForesight(sc, "none", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := run.Requests[2].Chars; f.FloorPeakChars != want || f.MinPeakChars != want {
+		t.Errorf("floor peak %d, min peak %d: want turn 3's request, %d", f.FloorPeakChars, f.MinPeakChars, want)
+	}
+	f, err = MeasureForesight(synthScenario(4), "none", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := run.Requests[0].Chars; f.FloorPeakChars != want {
+		t.Errorf("used once: floor peak %d, want turn 1's request, %d (turn 4's would be %d with the body)", f.FloorPeakChars, want, run.Requests[3].Chars)
+	}
+}

@@ -74,6 +74,7 @@ type ForesightRow struct {
 	CostPct5m      float64 `json:"costPct5m"`
 	PeakPct        float64 `json:"peakPct"`
 	MinPeakPct     float64 `json:"minPeakPct"`
+	FloorPeakPct   float64 `json:"floorPeakPct"`
 	MinPeakCostPct float64 `json:"minPeakCostPct"`
 	MinPeakCost5m  float64 `json:"minPeakCostPct5m"`
 }
@@ -347,11 +348,12 @@ func (rep *Report) Table() string {
 	if len(rep.Foresight) > 0 {
 		fmt.Fprintf(&b, "\nForesight bound (archiving with perfect knowledge of which skills the scenario uses again, no reloads; %% of no extension):\n")
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(w, "scenario\tover\tcost %\tcost % 5m\tpeak %\tmin peak %\tits cost %\tits cost % 5m\t")
+		fmt.Fprintln(w, "scenario\tover\tcost %\tcost % 5m\tpeak %\tmin peak %\tits cost %\tits cost % 5m\tpeak floor %\t")
 		for _, f := range rep.Foresight {
-			fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", f.Scenario, f.Over, f.CostPct, f.CostPct5m, f.PeakPct, f.MinPeakPct, f.MinPeakCostPct, f.MinPeakCost5m)
+			fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", f.Scenario, f.Over, f.CostPct, f.CostPct5m, f.PeakPct, f.MinPeakPct, f.MinPeakCostPct, f.MinPeakCost5m, f.FloorPeakPct)
 		}
 		_ = w.Flush()
+		fmt.Fprintf(&b, "Peak floor: every body archived in every turn that does not use its skill, reloads allowed; no policy that keeps a turn's skills until it ends goes lower.\n")
 	}
 	if rep.ForesightErr != "" {
 		fmt.Fprintf(&b, "\nForesight bound: %s\n", rep.ForesightErr)
