@@ -189,6 +189,8 @@ func TestWantedBy(t *testing.T) {
 		"wide":   {{Skill: "a", Score: 4}, {Skill: "b", Score: 3}, {Skill: "c", Score: 2.5}, {Skill: "d", Score: 2.1}},
 		"weak":   {{Skill: "a", Score: 1.9}},
 		"close":  {{Skill: "a", Score: 3}, {Skill: "b", Score: 1.9}},
+		"router": {{Skill: "b", Score: 5}, {Skill: "r", Score: 4}},
+		"route":  {{Skill: "r", Score: 5}, {Skill: "b", Score: 1}},
 	}
 	tests := []struct {
 		prompt string
@@ -199,14 +201,16 @@ func TestWantedBy(t *testing.T) {
 		{"weak", nil},                         // the best under minSignal
 		{"close", map[string]bool{"a": true}}, // b within half, but under minSignal
 		{"unknown", nil},
+		{"router", map[string]bool{"b": true}}, // the entry skill r is not a comeback next to b
+		{"route", map[string]bool{"r": true}},  // alone, it is
 	}
-	w := WantedBy(rk, cfg)
+	w := WantedBy(rk, cfg, "r")
 	for _, tc := range tests {
 		if d := cmp.Diff(tc.want, w(tc.prompt)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.prompt, d)
 		}
 	}
-	if WantedBy(nil, cfg) != nil {
+	if WantedBy(nil, cfg, "") != nil {
 		t.Error("no ranker: want no comeback model")
 	}
 }

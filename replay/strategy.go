@@ -93,11 +93,13 @@ func (s *EngineStrategy) Archived() map[string]string {
 // skill tool's note (DedupeStrategy); with "archive-older" it is delivered
 // and the older copy dropped.
 func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
+	entry, _ := lifecycle.New(cat, cfg).Entry()
+	wanted := WantedBy(cat.Ranker, cfg, entry)
 	if cfg.Dedupe == rules.DedupeAlreadyLoaded {
-		return StrategySpec{Name: name, Bridge: true, Wanted: WantedBy(cat.Ranker, cfg),
+		return StrategySpec{Name: name, Bridge: true, Wanted: wanted,
 			New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
 	}
-	return StrategySpec{Name: name, Bridge: true, Wanted: WantedBy(cat.Ranker, cfg),
+	return StrategySpec{Name: name, Bridge: true, Wanted: wanted,
 		New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
 }
 
@@ -106,7 +108,13 @@ func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySp
 // within cfg.RelativeScore of the best score) that also score at least
 // cfg.MinSignal themselves: a skill the prompt is about, not one merely
 // not worth archiving. Keyword rules are not used. nil ranker: none.
-func WantedBy(r rules.Ranker, cfg rules.Config) func(string) map[string]bool {
+//
+// The entry skill (entry, "" for none) routes a task to the skill that
+// does it; when the prompt asks for another skill as well, the agent goes
+// to that one directly and does not come back to the router (a router
+// tells it as much: "if you know the skill, load it directly"). So entry
+// is wanted only when it is the only skill the prompt asks for.
+func WantedBy(r rules.Ranker, cfg rules.Config, entry string) func(string) map[string]bool {
 	if r == nil {
 		return nil
 	}
@@ -120,6 +128,9 @@ func WantedBy(r rules.Ranker, cfg rules.Config) func(string) map[string]bool {
 			if x.Score >= cfg.MinSignal && (i < cfg.TopK || x.Score >= cfg.RelativeScore*rk.Best) {
 				out[x.Skill] = true
 			}
+		}
+		if out[entry] && len(out) > 1 {
+			delete(out, entry)
 		}
 		return out
 	}
