@@ -869,11 +869,28 @@ func sortedKeys(m map[string]load) []string {
 	return ks
 }
 
-// run replays the branch under one strategy.
+// run replays the branch under one strategy. A foresight strategy first
+// searches the branch for its plan.
 func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *[]Point) runOut {
-	st := spec.New()
+	if f := spec.search; f != nil {
+		var scratch []Point
+		price := func(st Strategy) float64 {
+			scratch = scratch[:0]
+			return b.runWith(spec, st, cal, branchIdx, &scratch).totals.Total
+		}
+		return b.runWith(spec, f.strategy(f.search(price), nil), cal, branchIdx, series)
+	}
+	return b.runWith(spec, spec.New(), cal, branchIdx, series)
+}
+
+// deduper is a strategy that answers some loads with the "already
+// loaded" note: such a load is no copy of the body.
+type deduper interface{ Deduped(id string) bool }
+
+// runWith replays the branch under st, a strategy of spec.
+func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branchIdx int, series *[]Point) runOut {
 	eo, _ := st.(EntryObserver)
-	dd, _ := st.(*DedupeStrategy)
+	dd, _ := st.(deduper)
 	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
 	var bv *bridgeView
 	loads := b.info.loads

@@ -36,6 +36,8 @@ type StrategySpec struct {
 	// comebacks in replay.go): an archived one is loaded again at the
 	// turn's first request.
 	Wanted func(prompt string) map[string]bool
+	// search, when set, makes this a foresight strategy (ForesightSpec).
+	search *foresight
 }
 
 // KeepAllName is the baseline strategy's name.

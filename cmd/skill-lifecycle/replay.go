@@ -51,8 +51,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	htmlFile := fl.String("html", "", "also write a self-contained HTML report with a chart to `FILE`")
 	noDefaults := fl.Bool("no-defaults", false, "do not add the 'defaults' strategy")
 	recorded := fl.Bool("recorded", false, "add the 'recorded' strategy: the archive decisions the bridge recorded in each session, applied where recorded")
+	foresight := fl.Bool("foresight", false, "add the 'foresight' strategy: per session, the archive plan replay prices lowest, found knowing the session's future (a yardstick, not a policy; replays each session about loads x turns times)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--json] [--html FILE] FILES-or-DIRS...")
+		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--foresight] [--json] [--html FILE] FILES-or-DIRS...")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -109,7 +110,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if *recorded {
 		opts.Strategies = append(opts.Strategies, replay.RecordedSpec())
 	}
-	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults, replay.RecordedName: *recorded}
+	if *foresight {
+		opts.Strategies = append(opts.Strategies, replay.ForesightSpec(cat, rules.Default()))
+	}
+	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults, replay.RecordedName: *recorded, replay.ForesightName: *foresight}
 	for _, c := range configs {
 		name, file, ok := strings.Cut(c, "=")
 		if !ok || name == "" || file == "" {

@@ -1,0 +1,189 @@
+package replay
+
+import (
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+// ForesightName is the name of the foresight strategy.
+const ForesightName = "foresight"
+
+// MaxForesightPasses bounds the search's passes over a branch's loads.
+const MaxForesightPasses = 3
+
+// ForesightSpec is not a policy but a yardstick: for each session branch
+// it searches, knowing the whole branch, for the plan (which body is
+// archived from which user turn on) that replay prices lowest, and reports
+// that plan's cost. It plays by cfg's rules where they are not about
+// timing: a body of a pinned skill (pinned, or the entry skill with
+// pinEntrySkill) is archived only once a newer copy of its skill was
+// delivered; with the "already-loaded" dedupe, a load whose identical
+// body is visible is answered with the note. Reloads cost what replay
+// charges any strategy: the comebacks of cfg's relevance rules
+// (WantedBy), orphan uses and the agent's own loads.
+//
+// The search is greedy: per load, in order, the turn (or never) that
+// prices lowest with the other loads' turns fixed, repeated until a pass
+// changes nothing (at most MaxForesightPasses). It is a plan a policy
+// could reach only by knowing the future, not a proof that none does
+// better. It replays the branch about loads × turns × passes times.
+func ForesightSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
+	e := lifecycle.New(cat, cfg)
+	entry, _ := e.Entry()
+	pinned := map[string]bool{}
+	for _, s := range cat.Skills {
+		if e.PinOf(s.Name) != rules.NotPinned {
+			pinned[s.Name] = true
+		}
+	}
+	spec := StrategySpec{Name: ForesightName, Bridge: true, Wanted: WantedBy(cat.Ranker, cfg, entry)}
+	spec.search = &foresight{pinned: pinned, dedupe: cfg.Dedupe == rules.DedupeAlreadyLoaded}
+	spec.New = func() Strategy { return spec.search.strategy(nil, nil) }
+	return spec
+}
+
+// foresight is what a ForesightSpec's strategies share.
+type foresight struct {
+	pinned map[string]bool
+	dedupe bool
+}
+
+// planLoad is a load the plan can archive, and the user turn (1-based
+// count of prompts) in which it arrived.
+type planLoad struct {
+	id   string
+	turn int
+}
+
+func (f *foresight) strategy(plan map[string]int, seen *[]planLoad) *planStrategy {
+	return &planStrategy{f: f, plan: plan, seen: seen, skill: map[string]string{}, hash: map[string]string{},
+		seq: map[string]int{}, notes: map[string]string{}}
+}
+
+// search finds the branch's plan; price replays the branch under a
+// strategy and returns its cost.
+func (f *foresight) search(price func(Strategy) float64) map[string]int {
+	var loads []planLoad
+	first := f.strategy(nil, &loads)
+	price(first)
+	turns := first.turn
+	plan := map[string]int{}
+	best := price(f.strategy(plan, nil))
+	for pass := 0; pass < MaxForesightPasses; pass++ {
+		changed := false
+		for _, l := range loads {
+			cur, had := plan[l.id]
+			choice := cur
+			for t := l.turn + 1; t <= turns+1; t++ { // turns+1: never
+				if t == cur || (!had && t > turns) {
+					continue
+				}
+				if t > turns {
+					delete(plan, l.id)
+				} else {
+					plan[l.id] = t
+				}
+				if c := price(f.strategy(plan, nil)); c < best {
+					best, choice = c, t
+				}
+			}
+			if choice > 0 && choice <= turns {
+				plan[l.id] = choice
+			} else {
+				delete(plan, l.id)
+				choice = 0
+			}
+			if choice != cur {
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return plan
+}
+
+// planStrategy archives each body of plan from the first request of its
+// turn on (a pinned skill's only once a newer copy was delivered), and
+// answers a repeated identical load with the dedupe note. With seen set,
+// it lists the loads it was told of instead.
+type planStrategy struct {
+	f     *foresight
+	plan  map[string]int
+	seen  *[]planLoad
+	turn  int
+	skill map[string]string // load id -> skill
+	hash  map[string]string
+	seq   map[string]int
+	notes map[string]string // load id -> the note that replaced it
+	arch  map[string]string
+}
+
+// Observe counts the turns and takes the loads.
+func (p *planStrategy) Observe(ev lifecycle.Event) {
+	switch ev.Type {
+	case lifecycle.EvPrompt:
+		p.turn++
+	case lifecycle.EvLoad:
+		if ev.Load != nil {
+			p.load(*ev.Load)
+		}
+	case lifecycle.EvLoads:
+		for _, l := range ev.Loads {
+			p.load(l)
+		}
+	default:
+		return
+	}
+	p.update()
+}
+
+func (p *planStrategy) load(l lifecycle.Load) {
+	if _, known := p.skill[l.ID]; known || l.ID == "" {
+		return
+	}
+	if p.f.dedupe && l.Hash != "" {
+		for id, sk := range p.skill {
+			if _, gone := p.arch[id]; !gone && sk == l.Skill && p.hash[id] == l.Hash {
+				p.notes[l.ID] = lifecycle.AlreadyLoadedText(l.Skill, lifecycle.Body{})
+				break
+			}
+		}
+	}
+	p.skill[l.ID], p.hash[l.ID], p.seq[l.ID] = l.Skill, l.Hash, len(p.seq)+1
+	if _, note := p.notes[l.ID]; !note && p.seen != nil {
+		*p.seen = append(*p.seen, planLoad{id: l.ID, turn: max(p.turn, 1)})
+	}
+}
+
+// update recomputes the archived set.
+func (p *planStrategy) update() {
+	p.arch = map[string]string{}
+	for id, sk := range p.skill {
+		if n, ok := p.notes[id]; ok {
+			p.arch[id] = n
+		} else if t, ok := p.plan[id]; ok && p.turn >= t && (!p.f.pinned[sk] || p.newerCopy(id)) {
+			p.arch[id] = rules.Placeholder(sk)
+		}
+	}
+}
+
+// newerCopy reports whether a later load delivered the body of id's skill.
+func (p *planStrategy) newerCopy(id string) bool {
+	for o, sk := range p.skill {
+		if _, note := p.notes[o]; !note && sk == p.skill[id] && p.seq[o] > p.seq[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// Archived is the plan's archived bodies and the notes.
+func (p *planStrategy) Archived() map[string]string { return p.arch }
+
+// Deduped reports whether load id was answered with the note.
+func (p *planStrategy) Deduped(id string) bool {
+	_, ok := p.notes[id]
+	return ok
+}

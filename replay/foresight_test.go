@@ -1,0 +1,129 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+// foresightSession is a session of turns user turns: turn 1 reads alpha's
+// SKILL.md (body of bodyChars) and turns in reads[] read it again (the
+// same file); then every turn runs a command whose output is stepChars,
+// and answers. Turns are gap apart.
+func foresightSession(t *testing.T, turns, bodyChars, stepChars int, gap time.Duration, reads ...int) string {
+	t.Helper()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	lines := []string{`{"type":"session","version":3,"id":"f","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`}
+	parent, id := any(nil), 0
+	add := func(m map[string]any) {
+		id++
+		at = at.Add(time.Second)
+		m["timestamp"] = at.UnixMilli()
+		e := map[string]any{"type": "message", "id": fmt.Sprint("e", id), "parentId": parent, "timestamp": at.Format(time.RFC3339Nano), "message": m}
+		parent = fmt.Sprint("e", id)
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	usage := map[string]any{"input": 0, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1}
+	body := "---\nname: alpha\ndescription: Alpha things.\n---\n\n" + strings.Repeat("alpha rule. ", bodyChars/12)
+	reread := map[int]bool{1: true}
+	for _, r := range reads {
+		reread[r] = true
+	}
+	for turn := 1; turn <= turns; turn++ {
+		at = at.Add(gap)
+		add(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("turn %d", turn)}}})
+		if reread[turn] {
+			call := fmt.Sprint("c", turn)
+			add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": call, "name": "read", "arguments": map[string]any{"path": "/p/.agents/skills/alpha/SKILL.md"}}},
+				"provider": "fake", "model": "a", "usage": usage, "stopReason": "toolUse"})
+			add(map[string]any{"role": "toolResult", "toolCallId": call, "toolName": "read", "content": []any{map[string]any{"type": "text", "text": body}}, "isError": false})
+		}
+		call := fmt.Sprint("b", turn)
+		add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": call, "name": "bash", "arguments": map[string]any{"command": "make"}}},
+			"provider": "fake", "model": "a", "usage": usage, "stopReason": "toolUse"})
+		add(map[string]any{"role": "toolResult", "toolCallId": call, "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": strings.Repeat("y", stepChars)}}, "isError": false})
+		add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "provider": "fake", "model": "a", "usage": usage, "stopReason": "stop"})
+	}
+	return writeSession(t, lines...)
+}
+
+// foresightReport replays file with the foresight strategy and with the
+// bridge keeping every body.
+func foresightReport(t *testing.T, file string, ttl time.Duration, cfg rules.Config) (fs, keep StrategyResult) {
+	t.Helper()
+	cat := lifecycle.Catalog{Skills: []lifecycle.SkillInfo{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's."}}}
+	r := NewRunner(Options{Pack: bridgePack(), Prices: testPrices(), TTL: ttl,
+		Strategies: []StrategySpec{ForesightSpec(cat, cfg), {Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }}}})
+	if err := r.AddFile(file); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Report()
+	if len(rep.Diagnostics) > 0 {
+		t.Fatalf("diagnostics: %v", rep.Diagnostics)
+	}
+	return rep.Strategies[1], rep.Strategies[2]
+}
+
+func TestForesight(t *testing.T) {
+	noDedupe := rules.Default()
+	noDedupe.Dedupe = rules.DedupeArchiveOlder
+	pinned := rules.Default()
+	pinned.Pinned = []string{"alpha"}
+	tests := []struct {
+		name              string
+		turns, body, step int
+		gap               time.Duration
+		ttl               time.Duration
+		cfg               rules.Config
+		reads             []int
+		archives, reloads int
+		cheaper           bool // strictly cheaper than keeping the body
+	}{
+		// A large body, little after it, many requests: archived.
+		{"pays", 20, 20000, 200, time.Minute, 0, rules.Default(), nil, 1, 0, true},
+		// The same body pinned: kept.
+		{"pinned", 20, 20000, 200, time.Minute, 0, pinned, nil, 0, 0, false},
+		// Pinned, but read again in turn 10: the older copy can go once
+		// the newer one is there (dedupe off, so the read delivers it);
+		// the rewrite of the newer copy pays over 30 requests.
+		{"pinned-newer-copy", 40, 20000, 200, time.Minute, 0, withDedupe(pinned, rules.DedupeArchiveOlder), []int{10}, 1, 0, true},
+		// A small body followed by a long answer, few requests, warm
+		// cache: archiving costs more than it saves.
+		{"never-warm", 4, 2000, 20000, time.Minute, 0, rules.Default(), nil, 0, 0, false},
+		// The same with pauses past the lifetime: every request is written
+		// whole, so archiving is free and saves.
+		{"free-when-cold", 4, 2000, 20000, 6 * time.Minute, 5 * time.Minute, rules.Default(), nil, 1, 0, true},
+		// Read again in the last turn: archived between the two reads, the
+		// second read delivers it again (a reload), which still pays.
+		{"reread", 20, 20000, 200, time.Minute, 0, noDedupe, []int{20}, 1, 1, true},
+		// With the dedupe, an unchanged second read is answered with the
+		// note as long as the first copy is visible.
+		{"dedupe", 6, 2000, 20000, time.Minute, 0, rules.Default(), []int{3}, 0, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := foresightSession(t, tc.turns, tc.body, tc.step, tc.gap, tc.reads...)
+			fs, keep := foresightReport(t, file, tc.ttl, tc.cfg)
+			if fs.Archives != tc.archives || fs.Reloads != tc.reloads {
+				t.Errorf("archives %d, reloads %d; want %d, %d", fs.Archives, fs.Reloads, tc.archives, tc.reloads)
+			}
+			if fs.CostUSD > keep.CostUSD || tc.cheaper != (fs.CostUSD < keep.CostUSD) {
+				t.Errorf("foresight %.9f USD, every body kept %.9f: want cheaper %v (and never dearer)", fs.CostUSD, keep.CostUSD, tc.cheaper)
+			}
+		})
+	}
+}
+
+func withDedupe(c rules.Config, d string) rules.Config {
+	c.Dedupe = d
+	return c
+}
