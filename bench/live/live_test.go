@@ -73,7 +73,6 @@ func bin(t testing.TB) string {
 // came back to was left archived without a way to load it again.
 func TestLiveBench(t *testing.T) {
 	root := e2e.RepoRoot(t)
-	pack := filepath.Join(root, "testdata", "pack")
 	scenarios := []Scenario{Short()}
 	if *flagFull {
 		scenarios = Scenarios()
@@ -108,7 +107,7 @@ func TestLiveBench(t *testing.T) {
 	if out == "" {
 		out = t.TempDir()
 	}
-	o := Options{Bin: bin(t), PackDir: pack, OutDir: out}
+	o := Options{Bin: bin(t), Root: root, OutDir: out}
 	var mu sync.Mutex
 	runs := map[string]map[string]*Run{}
 	if *flagFrom != "" {
@@ -146,7 +145,11 @@ func TestLiveBench(t *testing.T) {
 		return
 	}
 	rep := BuildReport(scenarios, modes, runs)
-	rep.AddReplay(o.Bin, pack, runs)
+	packs := map[string]string{}
+	for _, sc := range scenarios {
+		packs[sc.Name] = sc.PackDirs(root)[0]
+	}
+	rep.AddReplay(o.Bin, packs, runs)
 	var text []byte
 	if *flagJSON {
 		var err error

@@ -197,7 +197,7 @@ func replayStrategies(bin, packDir, session, ttl string, configs map[string]stri
 
 // AddReplay fills each bridge row's replay check from the scenario's
 // no-extension session.
-func (rep *Report) AddReplay(bin, packDir string, runs map[string]map[string]*Run) {
+func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[string]map[string]*Run) {
 	configs := map[string]string{}
 	for _, m := range rep.Modes[1:] {
 		if m.Config != "" {
@@ -208,8 +208,8 @@ func (rep *Report) AddReplay(bin, packDir string, runs map[string]map[string]*Ru
 	errs := map[string]string{}
 	for _, sc := range rep.Scenarios {
 		base := runs[sc.Name][rep.Modes[0].Name]
-		c0, err0 := replayStrategies(bin, packDir, base.SessionFile, "0", configs)
-		c5, err5 := replayStrategies(bin, packDir, base.SessionFile, "5m", configs)
+		c0, err0 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "0", configs)
+		c5, err5 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "5m", configs)
 		if err0 != nil || err5 != nil {
 			errs[sc.Name] = fmt.Sprint(firstErr(err0, err5))
 			continue
@@ -245,8 +245,8 @@ func (rep *Report) AddReplay(bin, packDir string, runs map[string]map[string]*Ru
 		chk.GapPct, chk.GapPct5m = pct(p0, r.CostUSD)-100, pct(p5, r.CostUSD5m)-100
 		chk.KeepAllGap = pct(c[0]["keep-all"], baseRow[r.Scenario].CostUSD) - 100
 		own := runs[r.Scenario][r.Mode].SessionFile
-		r0, err0 := replayStrategies(bin, packDir, own, "0", nil, "--recorded", "--no-defaults")
-		r5, err5 := replayStrategies(bin, packDir, own, "5m", nil, "--recorded", "--no-defaults")
+		r0, err0 := replayStrategies(bin, packs[r.Scenario], own, "0", nil, "--recorded", "--no-defaults")
+		r5, err5 := replayStrategies(bin, packs[r.Scenario], own, "5m", nil, "--recorded", "--no-defaults")
 		if err := firstErr(err0, err5); err != nil {
 			chk.Err = "--recorded: " + err.Error()
 			continue

@@ -61,9 +61,9 @@ type Run struct {
 
 // Options of RunScenario.
 type Options struct {
-	Bin     string // skill-lifecycle binary for the bridge
-	PackDir string // the skill pack copied into the project
-	OutDir  string // where sessions and request logs are kept
+	Bin    string // skill-lifecycle binary for the bridge
+	Root   string // the repository root (Scenario.Packs are under it)
+	OutDir string // where sessions and request logs are kept
 }
 
 // RunScenario runs sc through real Pi 1.6 in mode m: one `pi --offline -p`
@@ -74,13 +74,16 @@ func RunScenario(t testing.TB, sc Scenario, m Mode, o Options) *Run {
 	if err := sc.Check(); err != nil {
 		t.Fatal(err)
 	}
-	ag, err := newAgent(o.PackDir, sc.Turns)
+	packs := sc.PackDirs(o.Root)
+	ag, err := newAgent(packs[0], sc.Turns)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prov := e2e.NewProvider(t, ag.script)
 	env := e2e.NewEnv(t, e2e.Pi16(t), prov)
-	env.CopyPack(t, o.PackDir)
+	for _, p := range packs {
+		env.CopyPack(t, p)
+	}
 	setupProject(t, env, sc)
 	if m.Bridge {
 		env.Bridge = e2e.BridgeExtension(t)
@@ -132,7 +135,11 @@ func RunScenario(t testing.TB, sc Scenario, m Mode, o Options) *Run {
 // author and dates, so that every mode sees the same hashes.
 func setupProject(t testing.TB, env *e2e.Env, sc Scenario) {
 	t.Helper()
-	files := serviceFiles()
+	project := sc.Project
+	if project == nil {
+		project = serviceFiles
+	}
+	files := project()
 	for k, v := range sc.Files {
 		files[k] = v
 	}

@@ -3,6 +3,7 @@
 package live
 
 import (
+	"path/filepath"
 	"fmt"
 	"time"
 )
@@ -76,10 +77,29 @@ type Turn struct {
 type Scenario struct {
 	Name  string
 	About string
-	// Files are written into the project (paths relative to it) and
-	// committed to a git repository before the first turn.
-	Files map[string]string
+	// Project returns the files the project starts from (nil: the Go
+	// service of project.go); Files are written over them (paths relative
+	// to the project). All are committed to a git repository before the
+	// first turn.
+	Project func() map[string]string
+	Files   map[string]string
+	// Packs are the folders, relative to the repository root, whose skill
+	// folders are installed in the project, each over the ones before
+	// (none: testdata/pack). The first is the skill pack itself.
+	Packs []string
 	Turns []Turn
+}
+
+// PackDirs returns the scenario's pack folders under the repository root.
+func (s Scenario) PackDirs(root string) []string {
+	if len(s.Packs) == 0 {
+		return []string{filepath.Join(root, "testdata", "pack")}
+	}
+	out := make([]string, len(s.Packs))
+	for i, p := range s.Packs {
+		out[i] = filepath.Join(root, filepath.FromSlash(p))
+	}
+	return out
 }
 
 // Load, Need, Read, Ref, Bash, Write and Say build steps.

@@ -15,7 +15,7 @@ import (
 
 // TestScenarios pins what issue 9 asks of the scenarios themselves.
 func TestScenarios(t *testing.T) {
-	pack := filepath.Join(e2e.RepoRoot(t), "testdata", "pack")
+	root := e2e.RepoRoot(t)
 	total := 0
 	comeback := false
 	for _, sc := range Scenarios() {
@@ -23,6 +23,7 @@ func TestScenarios(t *testing.T) {
 			t.Error(err)
 		}
 		total += sc.MinRequests()
+		pack := sc.PackDirs(root)[0]
 		over5 := 0
 		for i, turn := range sc.Turns {
 			if i > 0 && turn.Think > CacheTTL {
@@ -34,7 +35,7 @@ func TestScenarios(t *testing.T) {
 			for _, st := range turn.Steps {
 				if st.Skill != "" {
 					if _, err := os.Stat(filepath.Join(pack, st.Skill, "SKILL.md")); err != nil {
-						t.Errorf("%s: step names skill %q not in testdata/pack", sc.Name, st.Skill)
+						t.Errorf("%s: step names skill %q not in %s", sc.Name, st.Skill, pack)
 					}
 				}
 				if st.Kind == NeedSkill {

@@ -39,7 +39,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // Scenarios returns the benchmark's scenarios; the last one is the short
 // scenario run by the CI version.
 func Scenarios() []Scenario {
-	return []Scenario{cancelOrders(), refundIncident(), customerPagination(), releaseWeek()}
+	return []Scenario{cancelOrders(), refundIncident(), customerPagination(), lateDeliveries(), releaseWeek()}
 }
 
 // Short returns the scenario of the CI version.
@@ -328,6 +328,94 @@ func releaseWeek() Scenario {
 				Need("write-release-notes"),
 				Bash("git tag v1.7.3 && git tag --list"),
 				Say("Committed the changelog and tagged v1.7.3."),
+			}},
+		},
+	}
+}
+
+// lateDeliveries: an ML project from set-up to a committed first model,
+// with the shared corpora's ML pack, whose bodies are 3 to 24 thousand
+// characters (the other scenarios' are 3 to 4): the regime where archiving
+// a body that is done with pays. Modelled on the stages of the pack's
+// recorded sessions (docs/benchmarks.md); the prompts and files are the
+// project's own.
+func lateDeliveries() Scenario {
+	return Scenario{
+		Name:    "late-deliveries",
+		About:   "ML pack (large bodies): set-up, exploration, framing, design, build, smoke test, evaluation, a figure, back to the pipeline after 11 minutes, backlog, commit",
+		Project: deliveryFiles,
+		Packs:   []string{mlPack, mlPackExtras},
+		Turns: []Turn{
+			{Prompt: "This repository has a year of parcel deliveries in data/raw/deliveries.csv. Set it up as an ML project: we want to predict which deliveries will be late.", Steps: []Step{
+				Load("triage-ml-task"),
+				Bash("ls -R . | head -20 && git log --oneline -3"),
+				Load("setup-ml-project"),
+				Bash("head -5 data/raw/deliveries.csv && wc -l data/raw/deliveries.csv"),
+				Write("pyproject.toml", "[project]\nname = \"late-deliveries\"\nversion = \"0.1.0\"\nrequires-python = \">=3.11\"\ndependencies = [\"pandas>=2.2\", \"scikit-learn>=1.5\", \"skrub>=0.4\", \"matplotlib>=3.9\"]\n\n[dependency-groups]\ndev = [\"pytest>=8\"]\n"),
+				Write("journal.md", "# Journal\n\n## 2026-11-29 set-up\n\n- Data: data/raw/deliveries.csv, 60 deliveries of 2026, target `late`.\n- Project: pyproject.toml (pandas, scikit-learn, skrub, matplotlib; pytest for dev).\n"),
+				Bash(gitCommit("chore: set up the ML project\n\npyproject.toml and the journal; the raw data stays as exported.")),
+				Say("The project is set up: pyproject.toml with pandas, scikit-learn, skrub and matplotlib, a journal, and a first commit. The data has 60 deliveries and a 0/1 `late` column; next is exploring it."),
+			}},
+			{Prompt: "Explore the data. The target is `late`.", Think: think3m, Steps: []Step{
+				Load("explore-ml-data"),
+				Ref("explore-ml-data", "references/extra_analyses.md"),
+				Bash("awk -F, 'NR>1 {n++; l+=$10} END {print n, l, l/n}' data/raw/deliveries.csv"),
+				Bash("cut -d, -f4,5 data/raw/deliveries.csv | sort | uniq -c | sort -rn | head"),
+				Write("reports/eda.md", "# Exploration of deliveries.csv\n\n- 60 rows, one per parcel; no missing values.\n- Target `late`: the minority class (see the count above).\n- `carrier_delay_minutes` is filled in by the carrier *after* delivery: it is zero exactly when `late` is 0. Leakage candidate.\n- Distance is the strongest raw signal; region and carrier are balanced.\n"),
+				Say("reports/eda.md has the first look: 60 clean rows, `late` is the minority class, distance matters most, and `carrier_delay_minutes` looks like leakage since it is only known after delivery."),
+			}},
+			{Prompt: "Is carrier_delay_minutes really leakage? It would make the model look great.", Think: think2m, Steps: []Step{
+				Need("explore-ml-data"),
+				Bash("awk -F, 'NR>1 && (($9>0) != ($10==1)) {d++} END {print d+0, \"rows disagree\"}' data/raw/deliveries.csv"),
+				Say("Yes: it is non-zero exactly when the parcel was late (0 rows disagree) and the carrier reports it after delivery, so it is not known the evening before. It must be dropped from the features."),
+			}},
+			{Prompt: "Which metric should we compare models on? Ops can re-route about one delivery in ten, and they act on the top of the list.", Think: think6m, Steps: []Step{
+				Load("frame-ml-problem"),
+				Ref("frame-ml-problem", "references/fallback.md"),
+				Write("docs/framing.md", "# Framing\n\n- Task: binary classification of `late`, scored the evening before delivery.\n- Features known then: dates, region, carrier, distance, weight, items. Not `carrier_delay_minutes`.\n- Metric: average precision (ops act on the top of a ranked list); report precision at 10% too.\n- Split: by `order_date` (train on earlier months, test on the last two), never shuffled.\n- Baseline: always predict the training prevalence.\n"),
+				Say("docs/framing.md fixes the frame: average precision as the main metric, precision at 10% beside it, a time-based split on order_date, and a prevalence baseline."),
+			}},
+			{Prompt: "Design the first model: gradient boosting on the features known the evening before.", Think: think4m, Steps: []Step{
+				Load("model-ml-pipeline"),
+				Write("docs/design-001.md", "# Design 001: gradient boosting\n\n- Input: deliveries.csv, minus `carrier_delay_minutes` and `delivery_id`.\n- Features: month and weekday of `promised_date`, days promised, region and carrier (categorical), distance, weight, items.\n- Model: HistGradientBoostingClassifier with native categorical support, default parameters.\n- Split and metric: as in docs/framing.md.\n- Approval needed before any code.\n"),
+				Say("docs/design-001.md describes the first model: gradient boosting on eight features known the evening before, the framing's split and metric. Approve it and I will build it."),
+			}},
+			{Prompt: "Approved.", Think: think90s, Steps: []Step{
+				Load("build-ml-pipeline"),
+				Ref("build-ml-pipeline", "references/layer_examples.md"),
+				Write("src/late/pipeline.py", "\"\"\"Pipeline of design 001: features known the evening before, gradient boosting.\"\"\"\n\nimport pandas as pd\nfrom sklearn.ensemble import HistGradientBoostingClassifier\n\nLEAKS = [\"carrier_delay_minutes\", \"delivery_id\"]\n\n\ndef features(df: pd.DataFrame) -> pd.DataFrame:\n    promised = pd.to_datetime(df[\"promised_date\"])\n    ordered = pd.to_datetime(df[\"order_date\"])\n    out = df.drop(columns=LEAKS + [\"late\", \"order_date\", \"promised_date\"])\n    out[\"month\"] = promised.dt.month\n    out[\"weekday\"] = promised.dt.weekday\n    out[\"days_promised\"] = (promised - ordered).dt.days\n    return out.astype({\"region\": \"category\", \"carrier\": \"category\"})\n\n\ndef model() -> HistGradientBoostingClassifier:\n    return HistGradientBoostingClassifier(categorical_features=\"from_dtype\", random_state=0)\n"),
+				Load("smoke-test-ml-pipeline"),
+				Write("tests/test_smoke.py", "import pandas as pd\n\nfrom late.pipeline import LEAKS, features, model\n\n\ndef test_fits_and_drops_leaks():\n    df = pd.read_csv(\"data/raw/deliveries.csv\")\n    X = features(df)\n    assert not set(LEAKS) & set(X.columns)\n    m = model().fit(X, df[\"late\"])\n    assert m.predict_proba(X).shape == (len(df), 2)\n"),
+				Bash("ls src/late tests && grep -n 'LEAKS' src/late/pipeline.py tests/test_smoke.py"),
+				Say("Built: src/late/pipeline.py (features without the leaking columns, gradient boosting) and tests/test_smoke.py, which checks that the leaks are gone and that the model fits and predicts on the raw file."),
+			}},
+			{Prompt: "Evaluate it against the baseline, with the split from the framing.", Think: think9m, Steps: []Step{
+				Load("evaluate-ml-pipeline"),
+				Ref("evaluate-ml-pipeline", "references/reports.md"),
+				Write("reports/eval-001.md", "# Evaluation of design 001\n\n| model | average precision | precision at 10% |\n|---|--:|--:|\n| prevalence baseline | 0.23 | 0.20 |\n| gradient boosting | 0.41 | 0.50 |\n\nTest set: the last two months (10 deliveries), trained on the ten before. Small: treat the numbers as a direction, not a result.\n"),
+				Say("reports/eval-001.md: gradient boosting reaches an average precision of 0.41 against 0.23 for the baseline, and 0.50 precision in the top 10%, on a test set of only ten deliveries."),
+			}},
+			{Prompt: "Plot the precision-recall curve of both.", Think: think2m, Steps: []Step{
+				Load("plot-ml-figure"),
+				Ref("plot-ml-figure", "references/when.md"),
+				Write("reports/pr_curve.py", "\"\"\"Precision-recall curves of the baseline and design 001 (reports/pr_curve.png).\"\"\"\n\nimport matplotlib.pyplot as plt\nfrom sklearn.metrics import PrecisionRecallDisplay\n\n\ndef plot(y_test, scores: dict[str, list[float]], path=\"reports/pr_curve.png\"):\n    fig, ax = plt.subplots(figsize=(5, 4))\n    for name, s in scores.items():\n        PrecisionRecallDisplay.from_predictions(y_test, s, name=name, ax=ax)\n    ax.set_title(\"Late deliveries: precision-recall on the last two months\")\n    fig.savefig(path, dpi=150, bbox_inches=\"tight\")\n"),
+				Say("reports/pr_curve.py draws both curves on one figure (reports/pr_curve.png); the model stays above the baseline at every recall, most clearly at the top of the list."),
+			}},
+			{Prompt: "Back to the pipeline: is carrier_delay_minutes dropped everywhere, including the tests?", Think: think11m, Steps: []Step{
+				Need("build-ml-pipeline"),
+				Bash("grep -rn 'carrier_delay' src tests"),
+				Say("Yes: it appears only in LEAKS in src/late/pipeline.py, which features() drops, and the smoke test asserts that none of LEAKS reaches the features."),
+			}},
+			{Prompt: "What should we try next?", Think: think3m, Steps: []Step{
+				Load("triage-ml-task"),
+				Load("manage-ml-backlog"),
+				Write("backlog.md", "# Backlog\n\n1. More data: 60 deliveries is too few to compare models; ask ops for 2025.\n2. Weather at the depot on the promised date (public data, known the evening before).\n3. Carrier load: deliveries per carrier per day.\n4. Calibrate the probabilities before ops use them as a risk score.\n"),
+				Say("backlog.md lists four next steps, most important first: more data (60 rows cannot separate models), weather, carrier load, then calibration."),
+			}},
+			{Prompt: "Commit this work.", Think: think40s, Steps: []Step{
+				Load("persist-ml-git"),
+				Bash(gitCommit("feat: first late-delivery model (design 001)\n\nGradient boosting on features known the evening before, with the\nframing, the evaluation against the prevalence baseline, a PR curve\nand the backlog.")),
+				Say("Committed the framing, design 001, the pipeline and its smoke test, the evaluation, the figure script and the backlog in one commit."),
 			}},
 		},
 	}
