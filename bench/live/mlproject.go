@@ -20,7 +20,7 @@ const (
 // as the ML pack's setup skills expect to find it.
 func deliveryFiles() map[string]string {
 	return map[string]string{
-		"README.md": "# late-deliveries\n\nDelivery records of the Lyon depot for 2026, exported from the dispatch\nsystem (`data/raw/deliveries.csv`, one row per parcel). The ops\nteam wants to know, the evening before, which of tomorrow's deliveries are\nlikely to be late, so that they can re-route or warn the customer.\n",
+		"README.md":               "# late-deliveries\n\nDelivery records of the Lyon depot for 2026, exported from the dispatch\nsystem (`data/raw/deliveries.csv`, one row per parcel). The ops\nteam wants to know, the evening before, which of tomorrow's deliveries are\nlikely to be late, so that they can re-route or warn the customer.\n",
 		"data/raw/deliveries.csv": deliveriesCSV(60),
 		"data/raw/COLUMNS.md": "# Columns of deliveries.csv\n\n" +
 			"- `delivery_id`: dispatch id.\n" +

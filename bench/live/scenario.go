@@ -3,8 +3,8 @@
 package live
 
 import (
-	"path/filepath"
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
