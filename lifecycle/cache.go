@@ -122,8 +122,9 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 // once it is archived (docs/cache-aware.md, "Comebacks"): 0 for a copy
 // superseded by a live newer copy; 1 for a skill that was archived and
 // loaded again before; comebackLikely for a helper, a skill that a live
-// body calls, a skill loaded more than once, or a body dropped mid-run in
-// the run that loaded it; comebackBase otherwise.
+// body other than the entry skill calls, a skill loaded more than once, or
+// a body dropped mid-run in the run that loaded it; comebackBase
+// otherwise.
 func (e *Engine) comeback(i, turn int) float64 {
 	cfg := e.cfg.CacheAware
 	b := e.bodies[i]
@@ -145,7 +146,9 @@ func (e *Engine) comeback(i, turn int) float64 {
 		(b.Due != nil && b.Due.Reason.Code == rules.ArchiveMidRun && b.Run == turn)
 	if !likely {
 		for _, o := range e.bodies {
-			if o.Archived || o.Due != nil || o.Skill == b.Skill {
+			// The entry skill's references are its menu of every skill,
+			// not a sign that this one will be needed again.
+			if o.Archived || o.Due != nil || o.Skill == b.Skill || o.Skill == e.entry {
 				continue
 			}
 			if s := e.info[o.Skill]; s != nil && slices.Contains(s.Calls, b.Skill) {

@@ -229,28 +229,37 @@ func TestComebackEstimate(t *testing.T) {
 		return Record{V: 1, Action: ActArchive, ID: id, Reason: &rules.Reason{Code: code}}
 	}
 	tests := []struct {
-		name string
-		recs []Record
-		id   string
-		turn int
-		want float64
+		name  string
+		recs  []Record
+		id    string
+		turn  int
+		want  float64
+		entry bool // triage is the (inferred) entry skill
 	}{
-		{"nothing known: comebackBase", []Record{ld("a", "eda", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25},
-		{"a helper", []Record{ld("p", "plot", 1), due("p", rules.ArchiveNotRelevant, 2)}, "p", 2, 0.6},
-		{"called by a live body", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.6},
-		{"called by a body that is itself due: no", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("t", rules.ArchiveNotRelevant, 2), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25},
-		{"a superseded copy: 0", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), due("a1", rules.ArchiveSuperseded, 1)}, "a1", 1, 0},
-		{"loaded twice: likely", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), arch("a1", rules.ArchiveSuperseded), due("a2", rules.ArchiveNotRelevant, 2)}, "a2", 2, 0.6},
-		{"archived, then loaded again: certain", []Record{ld("a1", "eda", 1), arch("a1", rules.ArchiveNotRelevant), ld("a2", "eda", 2), due("a2", rules.ArchiveNotRelevant, 3)}, "a2", 3, 1},
-		{"dropped mid-run in its own run", []Record{ld("a", "eda", 2), due("a", rules.ArchiveMidRun, 2)}, "a", 2, 0.6},
-		{"dropped mid-run, loaded in an earlier run", []Record{ld("a", "eda", 1), due("a", rules.ArchiveMidRun, 2)}, "a", 2, 0.25},
+		{"nothing known: comebackBase", []Record{ld("a", "eda", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, false},
+		{"a helper", []Record{ld("p", "plot", 1), due("p", rules.ArchiveNotRelevant, 2)}, "p", 2, 0.6, false},
+		{"called by a live body", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.6, false},
+		{"called only by the live entry skill: its menu, not a sign", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, true},
+		{"called by a body that is itself due: no", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("t", rules.ArchiveNotRelevant, 2), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, false},
+		{"a superseded copy: 0", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), due("a1", rules.ArchiveSuperseded, 1)}, "a1", 1, 0, false},
+		{"loaded twice: likely", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), arch("a1", rules.ArchiveSuperseded), due("a2", rules.ArchiveNotRelevant, 2)}, "a2", 2, 0.6, false},
+		{"archived, then loaded again: certain", []Record{ld("a1", "eda", 1), arch("a1", rules.ArchiveNotRelevant), ld("a2", "eda", 2), due("a2", rules.ArchiveNotRelevant, 3)}, "a2", 3, 1, false},
+		{"dropped mid-run in its own run", []Record{ld("a", "eda", 2), due("a", rules.ArchiveMidRun, 2)}, "a", 2, 0.6, false},
+		{"dropped mid-run, loaded in an earlier run", []Record{ld("a", "eda", 1), due("a", rules.ArchiveMidRun, 2)}, "a", 2, 0.25, false},
 	}
 	c := rules.Default()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(testCatalog(), c)
+			cat := testCatalog()
+			if tc.entry {
+				cat.InferredEntry = "triage"
+			}
+			e := New(cat, c)
 			if probs := e.Restore(tc.recs); len(probs) != 0 {
 				t.Fatalf("restore: %v", probs)
+			}
+			if name, _ := e.Entry(); tc.entry && name != "triage" {
+				t.Fatalf("entry %q, want triage", name)
 			}
 			if got := e.comeback(e.byID[tc.id], tc.turn); got != tc.want {
 				t.Errorf("comeback = %g, want %g", got, tc.want)
