@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
@@ -121,10 +120,9 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 // comeback estimates the probability that the agent needs body i again
 // once it is archived (docs/cache-aware.md, "Comebacks"): 0 for a copy
 // superseded by a live newer copy; 1 for a skill that was archived and
-// loaded again before; comebackLikely for a helper, a skill that a live
-// body other than the entry skill calls, a skill loaded more than once, or
-// a body dropped mid-run in the run that loaded it; comebackBase
-// otherwise.
+// loaded again before; comebackLikely for a helper, a skill loaded more
+// than once, or a body dropped mid-run in the run that loaded it;
+// comebackBase otherwise.
 func (e *Engine) comeback(i, turn int) float64 {
 	cfg := e.cfg.CacheAware
 	b := e.bodies[i]
@@ -142,21 +140,11 @@ func (e *Engine) comeback(i, turn int) float64 {
 		}
 	}
 	p := cfg.ComebackBase
+	// A body that names this skill is no sign that it will be needed
+	// again: a router lists every skill and a stage points at the stages
+	// around it. A skill used again and again says so with the helper role.
 	likely := copies > 1 || e.HelperOf(b.Skill) != "" ||
 		(b.Due != nil && b.Due.Reason.Code == rules.ArchiveMidRun && b.Run == turn)
-	if !likely {
-		for _, o := range e.bodies {
-			// The entry skill's references are its menu of every skill,
-			// not a sign that this one will be needed again.
-			if o.Archived || o.Due != nil || o.Skill == b.Skill || o.Skill == e.entry {
-				continue
-			}
-			if s := e.info[o.Skill]; s != nil && slices.Contains(s.Calls, b.Skill) {
-				likely = true
-				break
-			}
-		}
-	}
 	if likely {
 		p = max(p, cfg.ComebackLikely)
 	}

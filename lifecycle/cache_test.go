@@ -238,9 +238,8 @@ func TestComebackEstimate(t *testing.T) {
 	}{
 		{"nothing known: comebackBase", []Record{ld("a", "eda", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, false},
 		{"a helper", []Record{ld("p", "plot", 1), due("p", rules.ArchiveNotRelevant, 2)}, "p", 2, 0.6, false},
-		{"called by a live body", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.6, false},
-		{"called only by the live entry skill: its menu, not a sign", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, true},
-		{"called by a body that is itself due: no", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("t", rules.ArchiveNotRelevant, 2), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, false},
+		{"named by a live body: a pointer, not a sign", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, false},
+		{"named by the live entry skill: its menu, not a sign", []Record{ld("a", "eda", 1), ld("t", "triage", 1), due("a", rules.ArchiveNotRelevant, 2)}, "a", 2, 0.25, true},
 		{"a superseded copy: 0", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), due("a1", rules.ArchiveSuperseded, 1)}, "a1", 1, 0, false},
 		{"loaded twice: likely", []Record{ld("a1", "eda", 1), ld("a2", "eda", 1), arch("a1", rules.ArchiveSuperseded), due("a2", rules.ArchiveNotRelevant, 2)}, "a2", 2, 0.6, false},
 		{"archived, then loaded again: certain", []Record{ld("a1", "eda", 1), arch("a1", rules.ArchiveNotRelevant), ld("a2", "eda", 2), due("a2", rules.ArchiveNotRelevant, 3)}, "a2", 3, 1, false},
