@@ -64,9 +64,9 @@ type CacheAware struct {
 	BoundMinChars float64 `json:"boundMinChars"`
 	// ComebackBase is the probability that the agent needs an archived
 	// body again when nothing more is known of it; ComebackLikely the
-	// probability when something points to it (a helper, a skill a live
-	// body calls, a skill loaded more than once, a body dropped mid-run in
-	// the run that uses it). A skill archived once and loaded again counts
+	// probability when something points to it (a helper, a skill loaded
+	// more than once, a body dropped mid-run in the run that uses it; not
+	// a body that merely names it). A skill archived once and loaded again counts
 	// as certain to come back. The expected comeback (a request re-reading
 	// the context, the body written again) is charged to every archive.
 	ComebackBase   float64 `json:"comebackBase"`
