@@ -75,6 +75,11 @@ func RunScenario(t testing.TB, sc Scenario, m Mode, o Options) *Run {
 		t.Fatal(err)
 	}
 	packs := sc.PackDirs(o.Root)
+	for _, p := range packs {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("scenario %s needs the skill pack %s (the shared corpora are read beside the repository): %v", sc.Name, p, err)
+		}
+	}
 	ag, err := newAgent(packs[0], sc.Turns)
 	if err != nil {
 		t.Fatal(err)
