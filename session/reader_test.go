@@ -3,31 +3,12 @@ package session
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 )
-
-// fillReader yields n copies of one byte, so that a huge line costs no
-// memory in the test itself.
-type fillReader struct {
-	b byte
-	n int
-}
-
-func (r *fillReader) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	k := min(len(p), r.n)
-	for i := range p[:k] {
-		p[i] = r.b
-	}
-	r.n -= k
-	return k, nil
-}
 
 // longLineSession is a header, a message, a user message whose text is
 // size bytes of 'z' (unescaped) and a last message; eol ends each line.
@@ -36,7 +17,7 @@ func longLineSession(size int, eol string) io.Reader {
 		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"before"}}` + eol +
 		`{"type":"message","id":"big","parentId":"a","message":{"role":"user","content":"`
 	tail := `"}}` + eol + `{"type":"message","id":"b","parentId":"big","message":{"role":"user","content":"after"}}` + eol
-	return io.MultiReader(strings.NewReader(head), &fillReader{b: 'z', n: size}, strings.NewReader(tail))
+	return io.MultiReader(strings.NewReader(head), testio.Repeat('z', size), strings.NewReader(tail))
 }
 
 // TestReadLongLinesWhole: lines of every length around the read buffer's
@@ -127,16 +108,6 @@ func TestReadLineLimitEdges(t *testing.T) {
 	}
 }
 
-// allocated returns the bytes allocated while fn runs.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestReadLongLineAllocation: reading a line of L bytes allocates at most
 // about 2×L (the line gathered in blocks, then copied once into the string
 // the entries share), not the buffer's repeated growth; a line over the
@@ -153,7 +124,7 @@ func TestReadLongLineAllocation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s *Session
-			grew := allocated(func() {
+			grew := testio.Allocated(func() {
 				var err error
 				s, err = Read(longLineSession(size, "\n"), "long.jsonl", &Options{MaxLine: tc.limit})
 				if err != nil {

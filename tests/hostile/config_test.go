@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
 	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
@@ -97,7 +98,7 @@ func TestHostileConfigHugeFile(t *testing.T) {
 
 	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
 	var init protocol.InitializeResult
-	grew := allocDuring(func() { init = s.initialize(p) })
+	grew := testio.Allocated(func() { init = s.initialize(p) })
 	found := false
 	for _, d := range init.Diagnostics {
 		found = found || (strings.Contains(d, cfgPath) && strings.Contains(d, "ignored"))
@@ -155,7 +156,7 @@ func TestHostileReplayHugeConfig(t *testing.T) {
 	f.WriteString(`"x"]}`)
 	f.Close()
 	var lerr error
-	grew := allocDuring(func() { _, _, lerr = replay.LoadConfigFile(path) })
+	grew := testio.Allocated(func() { _, _, lerr = replay.LoadConfigFile(path) })
 	if lerr == nil || !strings.Contains(lerr.Error(), path) {
 		t.Errorf("error %v does not refuse %s", lerr, path)
 	}

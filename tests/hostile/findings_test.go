@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
 )
 
@@ -71,7 +72,7 @@ func TestHostileRPCFramingResync(t *testing.T) {
 func TestHostileRPCHugeHeaderLine(t *testing.T) {
 	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
 	s.initialize(newPack(t))
-	grew := allocDuring(func() {
+	grew := testio.Allocated(func() {
 		chunk := bytes.Repeat([]byte("x"), mib)
 		for i := 0; i < 100; i++ {
 			s.sendRaw(chunk)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
 )
 
@@ -177,7 +178,7 @@ func TestHostileRPCHugeMessage(t *testing.T) {
 	before := s.decide()
 	const size = 100 * mib
 	var resp rpcMsg
-	grew := allocDuring(func() {
+	grew := testio.Allocated(func() {
 		s.sendRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", size)))
 		chunk := bytes.Repeat([]byte("x"), mib)
 		for i := 0; i < size/mib; i++ {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
 )
 
@@ -190,24 +191,7 @@ func TestHostileSessions(t *testing.T) {
 func hugeLineSession(size int) io.Reader {
 	head := sessHeader + sessMsg("a", "", "before") + `{"type":"message","id":"big","parentId":"a","message":{"role":"user","content":"`
 	tail := `"}}` + "\n" + sessMsg("b", "big", "after")
-	return io.MultiReader(strings.NewReader(head), &repeatReader{b: 'z', n: size}, strings.NewReader(tail))
-}
-
-type repeatReader struct {
-	b byte
-	n int
-}
-
-func (r *repeatReader) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	k := min(len(p), r.n)
-	for i := range p[:k] {
-		p[i] = r.b
-	}
-	r.n -= k
-	return k, nil
+	return io.MultiReader(strings.NewReader(head), testio.Repeat('z', size), strings.NewReader(tail))
 }
 
 // TestHostileSessionHugeLine: a 50 MB line is either read (it fits the
@@ -218,7 +202,7 @@ func TestHostileSessionHugeLine(t *testing.T) {
 	const size = 50 << 20
 	t.Run("under-a-1MiB-limit", func(t *testing.T) {
 		var s *session.Session
-		grew := allocDuring(func() {
+		grew := testio.Allocated(func() {
 			var err error
 			s, err = session.Read(hugeLineSession(size), "big.jsonl", &session.Options{MaxLine: mib})
 			if err != nil {
@@ -238,7 +222,7 @@ func TestHostileSessionHugeLine(t *testing.T) {
 	})
 	t.Run("under-the-default-limit", func(t *testing.T) {
 		var s *session.Session
-		grew := allocDuring(func() {
+		grew := testio.Allocated(func() {
 			var err error
 			s, err = session.Read(hugeLineSession(size), "big.jsonl", nil)
 			if err != nil {
@@ -258,7 +242,7 @@ func TestHostileSessionHugeLine(t *testing.T) {
 	})
 	t.Run("over-the-default-limit", func(t *testing.T) {
 		var s *session.Session
-		grew := allocDuring(func() {
+		grew := testio.Allocated(func() {
 			var err error
 			s, err = session.Read(hugeLineSession(session.DefaultMaxLine+mib), "big.jsonl", nil)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -195,7 +196,7 @@ func TestHostileSkillTolerated(t *testing.T) {
 func TestHostileSkillAliasBombStaysSmall(t *testing.T) {
 	data := billionLaughs(false)
 	var ok bool
-	grew := allocDuring(func() { _, _, ok = skills.Load("/p/bad/SKILL.md", data, skills.Lenient) })
+	grew := testio.Allocated(func() { _, _, ok = skills.Load("/p/bad/SKILL.md", data, skills.Lenient) })
 	if !ok {
 		t.Errorf("the bomb beside a plain description should load under Pi's rules")
 	}
@@ -213,7 +214,7 @@ func TestHostileSkillBigFileNotReadWhole(t *testing.T) {
 	pack := t.TempDir()
 	write(t, filepath.Join(pack, "huge", "SKILL.md"), append(skillMD("huge", "h", ""), bytes.Repeat([]byte("x"), 32*mib)...))
 	var c *skills.Catalog
-	grew := allocDuring(func() { c = skills.Discover(skills.Options{Paths: []string{pack}, NoDefaults: true}) })
+	grew := testio.Allocated(func() { c = skills.Discover(skills.Options{Paths: []string{pack}, NoDefaults: true}) })
 	if len(c.Skills) != 0 || len(c.Diagnostics) != 1 || c.Diagnostics[0].Code != "file-too-large" {
 		t.Fatalf("skills %v diagnostics %+v", c.Names(), c.Diagnostics)
 	}
