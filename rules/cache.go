@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -505,29 +504,35 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	}
 	c := DefaultCacheAware()
 	var probs []ruleProblem
-	num := func(k key, lo, hi float64, whole bool, dst func(float64)) {
-		at := "cacheAware." + k.name
-		v, msg := decodeNumber(k.raw, lo, hi)
-		if msg == "" && whole && v != math.Trunc(v) {
-			msg = fmt.Sprintf("must be a whole number, got %s", fmtNum(v))
-		}
+	fail := func(k key, msg string) bool {
 		if msg != "" {
-			probs = append(probs, ruleProblem{skills.Error, at, msg})
-			return
+			probs = append(probs, ruleProblem{skills.Error, "cacheAware." + k.name, msg})
 		}
-		dst(v)
+		return msg != ""
+	}
+	num := func(k key, lo, hi float64, whole bool, dst func(float64)) {
+		var v float64
+		var msg string
+		if whole {
+			var n int
+			n, msg = decodeWhole(k.raw, lo, hi)
+			v = float64(n)
+		} else {
+			v, msg = decodeNumber(k.raw, lo, hi)
+		}
+		if !fail(k, msg) {
+			dst(v)
+		}
+	}
+	flag := func(k key, dst *bool) {
+		if v, msg := decodeBool(k.raw); !fail(k, msg) {
+			*dst = v
+		}
 	}
 	for _, k := range lastOfEach(keys) {
 		switch k.name {
 		case "enabled":
-			switch string(bytes.TrimSpace(k.raw)) {
-			case "true":
-				c.Enabled = true
-			case "false":
-				c.Enabled = false
-			default:
-				probs = append(probs, ruleProblem{skills.Error, "cacheAware.enabled", "must be true or false, got " + describe(k.raw)})
-			}
+			flag(k, &c.Enabled)
 		case "readPrice":
 			num(k, 0, maxPrice, false, func(v float64) { c.ReadPrice = v })
 		case "writePrice":
@@ -547,14 +552,7 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 		case "boundMinChars":
 			num(k, 0, 1e12, false, func(v float64) { c.BoundMinChars = v })
 		case "horizonWarm":
-			switch string(bytes.TrimSpace(k.raw)) {
-			case "true":
-				c.HorizonWarm = true
-			case "false":
-				c.HorizonWarm = false
-			default:
-				probs = append(probs, ruleProblem{skills.Error, "cacheAware.horizonWarm", "must be true or false, got " + describe(k.raw)})
-			}
+			flag(k, &c.HorizonWarm)
 		case "comebackBase":
 			num(k, 0, 1, false, func(v float64) { c.ComebackBase = v })
 		case "comebackLikely":

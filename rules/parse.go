@@ -427,17 +427,11 @@ func boolOpt(k string, fp func(*Fragment) **bool, cp func(*Config) *bool) option
 	return option{
 		key: k,
 		decode: func(raw json.RawMessage, f *Fragment) string {
-			switch string(bytes.TrimSpace(raw)) {
-			case "true":
-				v := true
+			v, msg := decodeBool(raw)
+			if msg == "" {
 				*fp(f) = &v
-			case "false":
-				v := false
-				*fp(f) = &v
-			default:
-				return "must be true or false, got " + describe(raw)
 			}
-			return ""
+			return msg
 		},
 		apply: func(f *Fragment, c *Config) {
 			if p := *fp(f); p != nil {
@@ -445,6 +439,26 @@ func boolOpt(k string, fp func(*Fragment) **bool, cp func(*Config) *bool) option
 			}
 		},
 	}
+}
+
+// decodeBool accepts JSON true or false only.
+func decodeBool(raw json.RawMessage) (bool, string) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, ""
+	case "false":
+		return false, ""
+	}
+	return false, "must be true or false, got " + describe(raw)
+}
+
+// decodeWhole is decodeNumber for a whole number.
+func decodeWhole(raw json.RawMessage, lo, hi float64) (int, string) {
+	v, msg := decodeNumber(raw, lo, hi)
+	if msg == "" && v != math.Trunc(v) {
+		msg = fmt.Sprintf("must be a whole number, got %s", fmtNum(v))
+	}
+	return int(v), msg
 }
 
 // decodeNumber accepts a JSON number only, finite and within [lo, hi].
@@ -476,14 +490,10 @@ func intOpt(k string, lo, hi int, fp func(*Fragment) **int, cp func(*Config) *in
 	return option{
 		key: k,
 		decode: func(raw json.RawMessage, f *Fragment) string {
-			v, msg := decodeNumber(raw, float64(lo), float64(hi))
+			n, msg := decodeWhole(raw, float64(lo), float64(hi))
 			if msg != "" {
 				return strings.Replace(msg, "a number", "a whole number", 1)
 			}
-			if v != math.Trunc(v) {
-				return fmt.Sprintf("must be a whole number, got %s", fmtNum(v))
-			}
-			n := int(v)
 			*fp(f) = &n
 			return ""
 		},

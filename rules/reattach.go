@@ -1,10 +1,8 @@
 package rules
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -76,26 +74,21 @@ func decodeCompaction(raw json.RawMessage, f *Fragment) []ruleProblem {
 	c := DefaultCompaction()
 	var probs []ruleProblem
 	whole := func(k key, dst *int) {
-		v, msg := decodeNumber(k.raw, 0, maxReattachTokens)
-		if msg == "" && v != math.Trunc(v) {
-			msg = fmt.Sprintf("must be a whole number, got %s", fmtNum(v))
-		}
+		v, msg := decodeWhole(k.raw, 0, maxReattachTokens)
 		if msg != "" {
 			probs = append(probs, ruleProblem{skills.Error, "compaction." + k.name, msg})
 			return
 		}
-		*dst = int(v)
+		*dst = v
 	}
 	for _, k := range lastOfEach(keys) {
 		switch k.name {
 		case "reattach":
-			switch string(bytes.TrimSpace(k.raw)) {
-			case "true":
-				c.Reattach = true
-			case "false":
-				c.Reattach = false
-			default:
-				probs = append(probs, ruleProblem{skills.Error, "compaction.reattach", "must be true or false, got " + describe(k.raw)})
+			v, msg := decodeBool(k.raw)
+			if msg != "" {
+				probs = append(probs, ruleProblem{skills.Error, "compaction.reattach", msg})
+			} else {
+				c.Reattach = v
 			}
 		case "budgetTokens":
 			whole(k, &c.BudgetTokens)
