@@ -73,15 +73,13 @@ type foresightReq struct {
 	alt    map[int]json.RawMessage // message index → the message with the placeholder
 }
 
-// lastUse is, per skill, the last turn (1-based) that loads, needs or
-// reads a file of it.
-func lastUse(sc Scenario) map[string]int {
+// lastUse is, per skill, the last turn (1-based) that uses it, from
+// turnSkills.
+func lastUse(used []map[string]bool) map[string]int {
 	last := map[string]int{}
-	for i, t := range sc.Turns {
-		for _, st := range t.Steps {
-			if st.Skill != "" {
-				last[st.Skill] = i + 1
-			}
+	for i, skills := range used {
+		for sk := range skills {
+			last[sk] = i + 1
 		}
 	}
 	return last
@@ -188,7 +186,8 @@ func MeasureForesight(sc Scenario, mode string, run *Run) (Foresight, error) {
 	if err != nil {
 		return f, err
 	}
-	last := lastUse(sc)
+	used := turnSkills(sc)
+	last := lastUse(used)
 	var skills []string
 	for sk := range last {
 		skills = append(skills, sk)
@@ -252,7 +251,6 @@ func MeasureForesight(sc Scenario, mode string, run *Run) (Foresight, error) {
 	if f.MinPeak5mUSD, _, err = pricePlan(reqs, peakPlan, CacheTTL); err != nil {
 		return f, err
 	}
-	used := turnSkills(sc)
 	if _, f.FloorPeakChars, err = priceArchived(reqs, func(turn int, sk string) bool {
 		return turn < 1 || turn > len(used) || !used[turn-1][sk]
 	}, 0); err != nil {
