@@ -291,6 +291,9 @@ class Sidecar {
 				models: hostModels(ctx),
 				currentModel: ctx.model ? { provider: ctx.model.provider, id: ctx.model.id } : undefined,
 				thinkingLevel: safe(() => this.pi.getThinkingLevel?.()) ?? "",
+				// The cache tier Pi asks providers for (pi-ai: PI_CACHE_RETENTION),
+				// which picks each model's promptCache lifetime.
+				cacheRetention: process.env.PI_CACHE_RETENTION === "long" ? "long" : "short",
 			};
 			const res = (await Promise.race([
 				withTimeout(conn.sendRequest("initialize", params) as Promise<InitializeResult>, Math.max(3000, 2 * timeoutMs()), "initialize"),
@@ -565,8 +568,18 @@ function hostModels(ctx: Ctx): unknown[] {
 		cacheWrite: typeof m.cost?.cacheWrite === "number" ? m.cost.cacheWrite : undefined,
 		contextWindow: m.contextWindow ?? 0,
 		reasoning: !!m.reasoning,
+		promptCache: promptCacheOf(m.promptCache),
 		hasAuth: avail.has(`${m.provider}/${m.id}`),
 	}));
+}
+
+// promptCacheOf keeps the lifetimes (seconds) a model declares for Pi's
+// cache tiers (Pi 1.6's promptCache), when they are numbers.
+function promptCacheOf(pc: any): { short?: number; long?: number } | undefined {
+	const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
+	const short = num(pc?.short);
+	const long = num(pc?.long);
+	return short === undefined && long === undefined ? undefined : { short, long };
 }
 
 // replaceSkillsSection swaps Pi's skills block in a system prompt string (Pi

@@ -40,7 +40,7 @@ func (e *Engine) BeforeRequest(r Request) []Decision {
 		}
 		return ds
 	}
-	c, idx, gone := e.cacheCase(r, due)
+	c, idx, gone, note := e.cacheCase(r, due)
 	for _, i := range gone {
 		ds = append(ds, e.archiveDue(i, rules.Timing{ID: e.bodies[i].ID, Archive: true, Code: rules.TimeGone,
 			Text: "archived now: the body is not in the request (compacted away), so nothing is rewritten"}))
@@ -48,7 +48,7 @@ func (e *Engine) BeforeRequest(r Request) []Decision {
 	for _, i := range idx.pinned {
 		ds = append(ds, e.undue(i, rules.Reason{Code: rules.KeepPinned, Text: "pinned since it became due"}))
 	}
-	for k, t := range rules.PlanArchives(c) {
+	for k, t := range withNote(rules.PlanArchives(c), note) {
 		i := idx.cand[k]
 		if t.Archive {
 			ds = append(ds, e.archiveDue(i, t))
@@ -65,9 +65,22 @@ type dueIndex struct {
 	pinned []int // due bodies pinned since (no longer due)
 }
 
-// cacheCase builds the timing question for the due bodies of one request.
-func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int) {
-	cfg := e.cfg.CacheAware
+// withNote adds to each verdict's text where its prices and lifetime came
+// from, when the host's model gave them (note not "").
+func withNote(ts []rules.Timing, note string) []rules.Timing {
+	if note != "" {
+		for i := range ts {
+			ts[i].Text += " [" + note + "]"
+		}
+	}
+	return ts
+}
+
+// cacheCase builds the timing question for the due bodies of one request,
+// under the model's cache prices and lifetime when the host gave them
+// (note says which).
+func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int, string) {
+	cfg, note := e.cfg.CacheAware.ForModel(r.Cache)
 	c := rules.CacheCase{Config: cfg, Total: r.Total, Cached: r.Previous, BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
 	if r.ChangedFrom > 0 {
 		c.BreakAt = r.ChangedFrom
@@ -81,7 +94,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		// The host refreshed the cache during the pause: it is warm
 		// whatever the lifetime says.
 	case ttl > 0 && r.SincePrevious > ttl:
-		c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s since the previous request, more than cacheTTLSeconds %g", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
+		c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s since the previous request, more than the cache lifetime of %gs", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
 	}
 	pos := make(map[string]BodyPosition, len(r.Bodies))
 	for _, p := range r.Bodies {
@@ -114,7 +127,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		c.Candidates = append(c.Candidates, cd)
 		idx.cand = append(idx.cand, i)
 	}
-	return c, idx, gone
+	return c, idx, gone, note
 }
 
 // comeback estimates the probability that the agent needs body i again
@@ -189,8 +202,8 @@ func (e *Engine) PlanRequest(r Request) []rules.Timing {
 	if len(due) == 0 || !e.cfg.CacheAware.Enabled || !e.Enabled() {
 		return nil
 	}
-	c, _, _ := e.cacheCase(r, due)
-	return rules.PlanArchives(c)
+	c, _, _, note := e.cacheCase(r, due)
+	return withNote(rules.PlanArchives(c), note)
 }
 
 // SetRequestCount tells the engine how many model requests the session

@@ -38,6 +38,14 @@ func evEnable(on bool) Event { return Event{Type: EvEnable, On: on} }
 func warmed(ev Event) Event   { ev.Request.CacheWarm = true; return ev }
 func reported(ev Event) Event { ev.Request.CacheCold = true; return ev }
 
+// priced marks a request as going to a model whose cache the host
+// describes: read and write prices as multiples of its input price, and
+// its declared lifetime (0: not declared).
+func priced(ev Event, r, w, ttl float64) Event {
+	ev.Request.Cache = &rules.ModelCache{Model: "p/m", ReadPrice: r, WritePrice: w, TTLSeconds: ttl}
+	return ev
+}
+
 // evReq is a request with the given bodies laid out one after another
 // from offset 100, 1,000 units each, and 500 units after the last.
 func evReq(n int, since time.Duration, ids ...string) Event {
@@ -130,6 +138,23 @@ func TestCacheAwareEngine(t *testing.T) {
 			// a frees 860 of a 2,600 request: 860 > 0.4 × 1,740 = 696.
 			append(opening, evReq(2, hot, "a", "s")),
 			[]string{"due a", "archive a context-bound"}, ""},
+		{"cache-aware: the model's prices win: reads at the input price make the rewrite free", true,
+			// r = w = 1: region 2,500 read at 1 against 1,640 written at 1: −860.
+			append(opening, priced(evReq(2, hot, "a", "s"), 1, 1, 0)),
+			[]string{"due a", "archive a pays"}, ""},
+		{"cache-aware: fromModel off: the file's prices stand", true,
+			append(opening, priced(evReq(2, hot, "a", "s"), 1, 1, 0)),
+			[]string{"due a"}, "archiving now would cost 1800 (rewriting the cache after offset 100)"},
+		{"cache-aware: reads at half the input price and no write premium: it pays at once", true,
+			// r = 0.5, w = 1: 1,640 − 0.5 × 2,500 = 390 against 0.5 × 860 = 430 × 2.
+			append(opening, priced(evReq(2, hot, "a", "s"), 0.5, 1, 0)),
+			[]string{"due a", "archive a pays"}, ""},
+		{"cache-aware: the model's lifetime wins: 6 minutes in a 1-hour cache is not cold", true,
+			append(opening, evReq(2, hot, "a", "s"), priced(evReq(3, cold, "a", "s"), 0.1, 1.25, 3600)),
+			[]string{"due a"}, "waits for a cold cache, a rewrite before it, or the horizon (horizonTurns 1) [p/m: cache read 0.1 and write 1.25 times its input price, cache lifetime 3600s]"},
+		{"cache-aware: a model lifetime shorter than the file's makes a short pause cold", true,
+			append(opening, evReq(2, hot, "a", "s"), priced(evReq(3, 90*time.Second, "a", "s"), 0.1, 1.25, 60)),
+			[]string{"due a", "archive a cache-cold"}, ""},
 		{"cache-aware: a superseded copy is due and never revived", true,
 			[]Event{evStart(), evLoad("a1", "eda"), evLoad("a2", "eda"), evReq(1, hot, "a1", "a2"), evLoad("s", "ship"), evReq(2, hot, "a1", "a2", "s"), evReq(3, cold, "a1", "a2", "s")},
 			[]string{"due a1", "archive a1 cache-cold"}, ""},
@@ -142,6 +167,9 @@ func TestCacheAwareEngine(t *testing.T) {
 			}
 			if strings.Contains(tc.name, "maxDueShare") {
 				c.CacheAware.MaxDueShare = 0.4
+			}
+			if strings.Contains(tc.name, "fromModel off") {
+				c.CacheAware.FromModel = false
 			}
 			e := New(testCatalog(), c)
 			var got []string

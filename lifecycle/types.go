@@ -180,6 +180,11 @@ type Request struct {
 	// CharsPerUnit is how many characters one unit is (0 or 1: the unit
 	// is the character; about 4 for tokens), to size placeholders.
 	CharsPerUnit float64 `json:"charsPerUnit,omitempty"`
+	// Cache is what the host knows of the prompt cache of the model this
+	// request goes to (its prices, its declared lifetime); with
+	// cacheAware.fromModel it wins over the configured figures. nil:
+	// nothing known.
+	Cache *rules.ModelCache `json:"cache,omitempty"`
 }
 
 // BodyPosition is where one body sits in a request: Offset units before

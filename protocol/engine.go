@@ -319,7 +319,9 @@ func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
 	for _, l := range p.Loads {
 		ds = append(ds, c.s.eng.SkillLoaded(lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash})...)
 	}
-	ds = append(ds, c.s.eng.BeforeRequest(requestOf(p, c.s.eng.Archived()))...)
+	r := requestOf(p, c.s.eng.Archived())
+	r.Cache = modelCache(c.s.init.Models, c.s.init.CurrentModel, c.s.init.CacheRetention)
+	ds = append(ds, c.s.eng.BeforeRequest(r)...)
 	archived := c.s.eng.Archived()
 	c.s.mu.Unlock()
 	c.emit(ds)
@@ -404,6 +406,48 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 	}
 	return r
 }
+
+// modelCache is what the host said of the current model's prompt cache:
+// its prices relative to its input price and its declared lifetime for
+// the retention tier in use. nil when the host said nothing of it.
+func modelCache(list []HostModel, cur *ModelRef, retention string) *rules.ModelCache {
+	if cur == nil {
+		return nil
+	}
+	for _, m := range list {
+		if m.Provider != cur.Provider || m.ID != cur.ID {
+			continue
+		}
+		mc := rules.ModelCache{Model: m.Provider + "/" + m.ID}
+		if m.Input != nil && m.CacheRead != nil {
+			w := 0.0
+			if m.CacheWrite != nil {
+				w = *m.CacheWrite
+			}
+			if r, w, ok := rules.ModelCachePrices(*m.Input, *m.CacheRead, w); ok {
+				mc.ReadPrice, mc.WritePrice = r, w
+			}
+		}
+		if pc := m.PromptCache; pc != nil {
+			ttl := pc.Short
+			if retention == "long" {
+				ttl = pc.Long
+			}
+			if ttl > 0 && ttl <= maxCacheTTL {
+				mc.TTLSeconds = ttl
+			}
+		}
+		if mc.ReadPrice == 0 && mc.TTLSeconds == 0 {
+			return nil
+		}
+		return &mc
+	}
+	return nil
+}
+
+// maxCacheTTL bounds a declared cache lifetime the engine believes: a week,
+// as for cacheAware.cacheTTLSeconds.
+const maxCacheTTL = 7 * 24 * 3600
 
 // msDuration converts milliseconds, clamping negative values to zero.
 func msDuration(ms int64) time.Duration {

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -502,6 +504,103 @@ func TestRequestOf(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if diff := cmp.Diff(c.want, requestOf(c.p, c.archived)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestModelCache(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	models := []HostModel{
+		{Provider: "a", ID: "sonnet", Input: f(3), CacheRead: f(0.3), CacheWrite: f(3.75), PromptCache: &PromptCache{Short: 300, Long: 3600}},
+		{Provider: "o", ID: "gpt", Input: f(1.25), CacheRead: f(0.125)},
+		{Provider: "l", ID: "local", Input: f(0), CacheRead: f(0)},
+		{Provider: "l", ID: "declared", PromptCache: &PromptCache{Short: 1e9}},
+	}
+	cases := []struct {
+		name      string
+		cur       *ModelRef
+		retention string
+		want      *rules.ModelCache
+	}{
+		{"no current model", nil, "", nil},
+		{"not in the registry", &ModelRef{Provider: "x", ID: "y"}, "", nil},
+		{"prices and the short lifetime", &ModelRef{Provider: "a", ID: "sonnet"}, "",
+			&rules.ModelCache{Model: "a/sonnet", ReadPrice: 0.1, WritePrice: 1.25, TTLSeconds: 300}},
+		{"the long tier", &ModelRef{Provider: "a", ID: "sonnet"}, "long",
+			&rules.ModelCache{Model: "a/sonnet", ReadPrice: 0.1, WritePrice: 1.25, TTLSeconds: 3600}},
+		{"no write price: writes billed as input", &ModelRef{Provider: "o", ID: "gpt"}, "",
+			&rules.ModelCache{Model: "o/gpt", ReadPrice: 0.1, WritePrice: 1}},
+		{"free or unknown prices say nothing", &ModelRef{Provider: "l", ID: "local"}, "", nil},
+		{"a lifetime beyond a week is not believed", &ModelRef{Provider: "l", ID: "declared"}, "", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := modelCache(models, c.cur, c.retention)
+			if diff := cmp.Diff(c.want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestModelPricesReachTheEngine: the same due body, at the head of a long
+// request with a warm cache, stays under a model with Anthropic's cache
+// prices (the rewrite costs more than it saves) and goes under one whose
+// cache reads cost as much as input (the rewrite is free).
+func TestModelPricesReachTheEngine(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		name        string
+		read, write float64
+		archived    bool
+	}{
+		{"Anthropic's cache prices: kept", 0.3, 3.75, false},
+		{"no cache discount: archived", 3, 3, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := startServer(t)
+			cwd := t.TempDir()
+			agent := filepath.Join(cwd, "agent")
+			if err := os.MkdirAll(agent, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cfg := `{"minKeep": 0, "cacheAware": {"comebackBase": 0, "comebackLikely": 0, "maxDueShare": 1000}}`
+			if err := os.WriteFile(filepath.Join(agent, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: agent, Trusted: ptrTrue(), Skills: packSkills(t),
+				Models:       []HostModel{{Provider: "p", ID: "m", Input: f(3), Output: f(15), CacheRead: f(c.read), CacheWrite: f(c.write)}},
+				CurrentModel: &ModelRef{Provider: "p", ID: "m"}}
+			if err := h.call(MethodInitialize, p, &InitializeResult{}); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			load := func(total int64) BeforeRequestParams {
+				return BeforeRequestParams{Total: total, SincePreviousMs: 1000,
+					Loads: []LoadRef{{ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Size: 4000, Offset: 1000}}}
+			}
+			steps := []struct {
+				method string
+				params any
+			}{
+				{MethodUserPrompt, UserPromptParams{Text: "add a migration that creates an index on users.email in Postgres"}},
+				{MethodRunStart, struct{}{}},
+				{MethodBeforeRequest, load(20000)},
+				{MethodRunEnd, struct{}{}},
+				{MethodUserPrompt, UserPromptParams{Text: "write the release notes and changelog for version 2.3 from the merged pull requests"}},
+				{MethodRunStart, struct{}{}},
+			}
+			for _, s := range steps {
+				if err := h.call(s.method, s.params, nil); err != nil {
+					t.Fatalf("%s: %v", s.method, err)
+				}
+			}
+			var br BeforeRequestResult
+			if err := h.call(MethodBeforeRequest, load(60000), &br); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(br.Archive) == 1; got != c.archived {
+				t.Errorf("archived %v (%+v), want %v", got, br.Archive, c.archived)
 			}
 		})
 	}

@@ -83,8 +83,19 @@ type HostModel struct {
 	ContextWindow int      `json:"contextWindow,omitempty"`
 	Reasoning     bool     `json:"reasoning,omitempty"`
 	Thinking      []string `json:"thinkingLevels,omitempty"`
+	// PromptCache is the best-effort prompt-cache lifetime in seconds the
+	// host declares for the model, per retention tier (Pi 1.6's
+	// promptCache); absent when it declares none.
+	PromptCache *PromptCache `json:"promptCache,omitempty"`
 	// HasAuth is false when the host knows the model has no credentials.
 	HasAuth *bool `json:"hasAuth,omitempty"`
+}
+
+// PromptCache is a model's declared prompt-cache lifetime in seconds, per
+// retention tier (0: none declared).
+type PromptCache struct {
+	Short float64 `json:"short,omitempty"`
+	Long  float64 `json:"long,omitempty"`
 }
 
 // HostInfo identifies the host program.
@@ -109,6 +120,11 @@ type InitializeParams struct {
 	Models        []HostModel `json:"models"`
 	CurrentModel  *ModelRef   `json:"currentModel,omitempty"`
 	ThinkingLevel string      `json:"thinkingLevel,omitempty"`
+	// CacheRetention is the prompt-cache retention tier the host asks
+	// providers for: "short" (the default) or "long" (Pi:
+	// PI_CACHE_RETENTION=long). It picks the tier of each model's
+	// PromptCache.
+	CacheRetention string `json:"cacheRetention,omitempty"`
 }
 
 // ToolSpec describes the skill tool the host registers.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
 )
 
@@ -960,7 +961,15 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 				info.ChangedFrom = lcp
 			}
 		}
-		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: info.request()})
+		req := info.request()
+		// The bridge tells the engine the model's cache prices (Pi's
+		// registry); replay's are the table's. No lifetime: a session
+		// does not record the one its model declared.
+		pr := b.r.prices.For(provider, model)
+		if r, w, ok := rules.ModelCachePrices(pr.Input, pr.CacheRead, pr.CacheWrite); ok {
+			req.Cache = &rules.ModelCache{Model: key, ReadPrice: r, WritePrice: w}
+		}
+		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: req})
 		if next := st.Archived(); !sameArch(arch, next) {
 			arch = next
 			segs, tail = rb.request(cb, arch, inserts, insVersion, e)

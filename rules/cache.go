@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
@@ -77,6 +78,69 @@ type CacheAware struct {
 	// A cold cache reported by the host, a model change or a compaction is
 	// certain whatever this says.
 	ColdConfidence float64 `json:"coldConfidence"`
+	// FromModel makes the host's word on the model in use win over
+	// ReadPrice, WritePrice and CacheTTLSeconds: its cache prices
+	// relative to its input price, and the cache lifetime it declares
+	// (ModelCache). Those three then only apply where the host says
+	// nothing.
+	FromModel bool `json:"fromModel"`
+}
+
+// ModelCache is what the host knows of the prompt cache of the model a
+// request goes to. Zero fields are unknown.
+type ModelCache struct {
+	// Model names it ("provider/id"), for reasons.
+	Model string `json:"model,omitempty"`
+	// ReadPrice and WritePrice are multiples of the model's input price
+	// (ModelCachePrices); both 0 when unknown.
+	ReadPrice  float64 `json:"readPrice,omitempty"`
+	WritePrice float64 `json:"writePrice,omitempty"`
+	// TTLSeconds is the lifetime the host declares for the cache tier in
+	// use (Pi 1.6: the model's promptCache.short, or .long with
+	// PI_CACHE_RETENTION=long).
+	TTLSeconds float64 `json:"ttlSeconds,omitempty"`
+}
+
+// ModelCachePrices turns a model's prices per token (any unit, the same
+// for the three) into the read and write multiples of its input price.
+// A model without an input price or without a cache-read price says
+// nothing (ok false): a zero cache-read price cannot tell a free cache
+// from an unknown one. A zero cache-write price means writes are billed
+// as plain input (OpenAI's API reports no cache writes), so 1.
+func ModelCachePrices(input, cacheRead, cacheWrite float64) (r, w float64, ok bool) {
+	if !(input > 0) || !(cacheRead > 0) || cacheWrite < 0 || math.IsInf(input+cacheRead+cacheWrite, 0) {
+		return 0, 0, false
+	}
+	r, w = cacheRead/input, 1.0
+	if cacheWrite > 0 {
+		w = cacheWrite / input
+	}
+	return r, w, true
+}
+
+// ForModel is c with the host's word on the model applied (FromModel), and
+// a note saying what came from it ("" when nothing did).
+func (c CacheAware) ForModel(m *ModelCache) (CacheAware, string) {
+	if !c.FromModel || m == nil {
+		return c, ""
+	}
+	var parts []string
+	if m.ReadPrice > 0 && m.WritePrice > 0 {
+		c.ReadPrice, c.WritePrice = m.ReadPrice, m.WritePrice
+		parts = append(parts, fmt.Sprintf("cache read %s and write %s times its input price", strconv.FormatFloat(m.ReadPrice, 'g', 3, 64), strconv.FormatFloat(m.WritePrice, 'g', 3, 64)))
+	}
+	if m.TTLSeconds > 0 {
+		c.CacheTTLSeconds = m.TTLSeconds
+		parts = append(parts, fmt.Sprintf("cache lifetime %gs", m.TTLSeconds))
+	}
+	if len(parts) == 0 {
+		return c, ""
+	}
+	name := m.Model
+	if name == "" {
+		name = "the model in use"
+	}
+	return c, name + ": " + strings.Join(parts, ", ")
 }
 
 // DefaultCacheAware is the `cacheAware` option when no file sets it.
@@ -95,6 +159,7 @@ func DefaultCacheAware() CacheAware {
 		ComebackBase:         0.25,
 		ComebackLikely:       0.6,
 		ColdConfidence:       0.5,
+		FromModel:            true,
 	}
 }
 
@@ -496,7 +561,7 @@ const (
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence}, got " + describe(raw)}}
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
@@ -559,8 +624,10 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 			num(k, 0, 1, false, func(v float64) { c.ComebackLikely = v })
 		case "coldConfidence":
 			num(k, 0, 1, false, func(v float64) { c.ColdConfidence = v })
+		case "fromModel":
+			flag(k, &c.FromModel)
 		default:
-			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence)"
+			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel)"
 			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
 		}
 	}

@@ -271,6 +271,9 @@ func TestParseCacheAware(t *testing.T) {
 		{"negative price", `{"cacheAware": {"readPrice": -1}}`, nil, []string{"error cacheAware.readPrice", "error "}},
 		{"string for a bool", `{"cacheAware": {"enabled": "yes"}}`, nil, []string{"error cacheAware.enabled", "error "}},
 		{"TTL beyond a week", `{"cacheAware": {"cacheTTLSeconds": 1e9}}`, nil, []string{"error cacheAware.cacheTTLSeconds", "error "}},
+		{"fromModel off", `{"cacheAware": {"fromModel": false}}`,
+			func() *CacheAware { c := DefaultCacheAware(); c.FromModel = false; return &c }(), nil},
+		{"fromModel not a bool", `{"cacheAware": {"fromModel": 1}}`, nil, []string{"error cacheAware.fromModel", "error "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -395,5 +398,57 @@ func TestOverdueWithoutHorizonWarm(t *testing.T) {
 				t.Errorf("got %+v, want archive %v code %s cost %g", got[0], tc.archive, tc.code, tc.cost)
 			}
 		})
+	}
+}
+
+// TestModelCachePrices pins how a model's prices per token become the
+// multiples of its input price that the break-even arithmetic uses.
+func TestModelCachePrices(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		input, read, write float64
+		wantR, wantW       float64
+		wantOK             bool
+	}{
+		{"Anthropic, 5-minute cache", 3, 0.3, 3.75, 0.1, 1.25, true},
+		{"Anthropic, 1-hour cache writes", 3, 0.3, 6, 0.1, 2, true},
+		{"OpenAI: no write price, writes billed as input", 1.25, 0.125, 0, 0.1, 1, true},
+		{"no cache discount", 2, 2, 2, 1, 1, true},
+		{"no input price", 0, 0.3, 3.75, 0, 0, false},
+		{"no cache-read price: free or unknown", 3, 0, 3.75, 0, 0, false},
+		{"negative write price", 3, 0.3, -1, 0, 0, false},
+		{"infinite", math.Inf(1), 0.3, 3.75, 0, 0, false},
+		{"not a number", math.NaN(), 0.3, 3.75, 0, 0, false},
+	} {
+		r, w, ok := ModelCachePrices(tc.input, tc.read, tc.write)
+		if ok != tc.wantOK || math.Abs(r-tc.wantR) > 1e-12 || math.Abs(w-tc.wantW) > 1e-12 {
+			t.Errorf("%s: ModelCachePrices(%g, %g, %g) = %g, %g, %v; want %g, %g, %v", tc.name, tc.input, tc.read, tc.write, r, w, ok, tc.wantR, tc.wantW, tc.wantOK)
+		}
+	}
+}
+
+// TestForModel checks which figures the host's word on the model replaces.
+func TestForModel(t *testing.T) {
+	def := DefaultCacheAware()
+	off := def
+	off.FromModel = false
+	both := &ModelCache{Model: "p/m", ReadPrice: 0.5, WritePrice: 1, TTLSeconds: 3600}
+	for _, tc := range []struct {
+		name     string
+		c        CacheAware
+		m        *ModelCache
+		r, w, tt float64
+		note     string
+	}{
+		{"nothing known", def, nil, 0.1, 1.25, 300, ""},
+		{"prices and lifetime", def, both, 0.5, 1, 3600, "p/m: cache read 0.5 and write 1 times its input price, cache lifetime 3600s"},
+		{"prices only", def, &ModelCache{Model: "p/m", ReadPrice: 0.25, WritePrice: 1}, 0.25, 1, 300, "p/m: cache read 0.25 and write 1 times its input price"},
+		{"lifetime only", def, &ModelCache{TTLSeconds: 60}, 0.1, 1.25, 60, "the model in use: cache lifetime 60s"},
+		{"fromModel off", off, both, 0.1, 1.25, 300, ""},
+	} {
+		got, note := tc.c.ForModel(tc.m)
+		if got.ReadPrice != tc.r || got.WritePrice != tc.w || got.CacheTTLSeconds != tc.tt || note != tc.note {
+			t.Errorf("%s: read %g write %g ttl %g note %q; want %g %g %g %q", tc.name, got.ReadPrice, got.WritePrice, got.CacheTTLSeconds, note, tc.r, tc.w, tc.tt, tc.note)
+		}
 	}
 }

@@ -32,8 +32,13 @@ const warmPause = "sleep 4"
 // warmConfig: cache-aware archiving that trusts a 2-second lifetime fully
 // (coldConfidence 1) and counts no comebacks, so a pause longer than 2 s
 // archives a due body unless the host says the cache was kept warm. The
-// entry skill is not inferred, so the one loaded skill can become due.
-const warmConfig = `{"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 2, "coldConfidence": 1, "comebackBase": 0, "comebackLikely": 0}}`
+// entry skill is not inferred, so the one loaded skill can become due. The
+// file's lifetime and prices win over the model's (fromModel false).
+const warmConfig = `{"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 2, "coldConfidence": 1, "comebackBase": 0, "comebackLikely": 0, "fromModel": false}}`
+
+// warmConfigFromModel is warmConfig with the model's word winning (the
+// default): the model's 12-second lifetime, not the file's 2 seconds.
+const warmConfigFromModel = `{"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 2, "coldConfidence": 1, "comebackBase": 0, "comebackLikely": 0}}`
 
 // warmPlaceholder is the start of the placeholder of an archived trace-failing-request.
 const warmPlaceholder = `the instructions of skill "trace-failing-request" were archived`
@@ -120,10 +125,13 @@ func TestCacheWarmingDecision(t *testing.T) {
 		model   Model
 		refresh bool   // Pi refreshes the cache during the pause
 		coldWhy string // "": the body stays; else the archive's reason names this
+		config  string // skill-lifecycle.json
 	}{
-		{"warm: the pause is kept warm, the body stays", "streaming", pricey, true, ""},
-		{"stop: the host reports the cache cold", "streaming", cheap, false, "the host reports it cold"},
-		{"off: the lifetime decides", "off", pricey, false, "more than cacheTTLSeconds 2"},
+		{"warm: the pause is kept warm, the body stays", "streaming", pricey, true, "", warmConfig},
+		{"stop: the host reports the cache cold", "streaming", cheap, false, "the host reports it cold", warmConfig},
+		{"off: the lifetime decides", "off", pricey, false, "more than the cache lifetime of 2s", warmConfig},
+		// The bridge passes the model's promptCache: 4 s is within its 12 s.
+		{"off: the model's declared lifetime wins over the file's", "off", pricey, false, "", warmConfigFromModel},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +154,7 @@ func TestCacheWarmingDecision(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(env.ProjectDir, "access.log"), []byte(log), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(warmConfig), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(tc.config), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			warmPatchJSON(t, filepath.Join(env.AgentDir, "models.json"), func(v map[string]any) {
@@ -220,11 +228,11 @@ func TestCacheWarmingDecision(t *testing.T) {
 			}
 			if tc.coldWhy == "" {
 				if CountInMessages(after, bodyTrace) != 1 || CountInMessages(after, warmPlaceholder) != 0 {
-					t.Errorf("after the warm pause: %s, placeholder=%d; want the body kept (cacheWarm)",
+					t.Errorf("after the pause: %s, placeholder=%d; want the body kept (kept warm, or within the model's lifetime)",
 						present(after, bodyTrace), CountInMessages(after, warmPlaceholder))
 				}
 				if len(archives) != 0 {
-					t.Errorf("archived although the pause was kept warm: %v", archives)
+					t.Errorf("archived although the cache was warm: %v", archives)
 				}
 				return
 			}
