@@ -42,10 +42,63 @@ func ForesightSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	return spec
 }
 
+// ForesightTimingName is the name of the timing-only foresight strategy.
+const ForesightTimingName = "foresight-timing"
+
+// ForesightTimingSpec is ForesightSpec held to the relevance rules: per
+// branch it first replays cfg with cacheAware off (relevance-only) and
+// notes the user turn in which each body was first archived; the plan may
+// then archive a body only from that turn on, and never one relevance-only
+// kept. It prices what timing alone could gain over relevance-only, the
+// comparison of docs/cache-aware.md: a cache-aware policy may archive
+// later, or not at all, but not what the rules keep.
+func ForesightTimingSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
+	spec := ForesightSpec(cat, cfg)
+	spec.Name = ForesightTimingName
+	ro := cfg
+	ro.CacheAware.Enabled = false
+	rs := EngineSpec("relevance-only", cat, ro)
+	f := *spec.search
+	f.relevance = &rs
+	spec.search = &f
+	return spec
+}
+
 // foresight is what a ForesightSpec's strategies share.
 type foresight struct {
 	pinned map[string]bool
 	dedupe bool
+	// relevance, when set, is the relevance-only strategy whose archive
+	// turns bound the plan (ForesightTimingSpec).
+	relevance *StrategySpec
+}
+
+// archiveTurns follows a strategy and notes the user turn in which each
+// body was first archived.
+type archiveTurns struct {
+	Strategy
+	turn  int
+	first map[string]int
+}
+
+func (a *archiveTurns) Observe(ev lifecycle.Event) {
+	a.Strategy.Observe(ev)
+	switch ev.Type {
+	case lifecycle.EvPrompt:
+		a.turn++
+	case lifecycle.EvRequest:
+		for id := range a.Strategy.Archived() {
+			if _, ok := a.first[id]; !ok {
+				a.first[id] = max(a.turn, 1)
+			}
+		}
+	}
+}
+
+// Deduped forwards to the followed strategy.
+func (a *archiveTurns) Deduped(id string) bool {
+	d, ok := a.Strategy.(deduper)
+	return ok && d.Deduped(id)
 }
 
 // planLoad is a load the plan can archive, and the user turn (1-based
@@ -61,8 +114,9 @@ func (f *foresight) strategy(plan map[string]int, seen *[]planLoad) *planStrateg
 }
 
 // search finds the branch's plan; price replays the branch under a
-// strategy and returns its cost.
-func (f *foresight) search(price func(Strategy) float64) map[string]int {
+// strategy and returns its cost. allowed, when not nil, bounds each load's
+// archive turn from below; a load it does not name is never archived.
+func (f *foresight) search(price func(Strategy) float64, allowed map[string]int) map[string]int {
 	var loads []planLoad
 	first := f.strategy(nil, &loads)
 	price(first)
@@ -74,7 +128,15 @@ func (f *foresight) search(price func(Strategy) float64) map[string]int {
 		for _, l := range loads {
 			cur, had := plan[l.id]
 			choice := cur
-			for t := l.turn + 1; t <= turns+1; t++ { // turns+1: never
+			from := l.turn + 1
+			if allowed != nil {
+				a, ok := allowed[l.id]
+				if !ok {
+					continue
+				}
+				from = max(from, a)
+			}
+			for t := from; t <= turns+1; t++ { // turns+1: never
 				if t == cur || (!had && t > turns) {
 					continue
 				}

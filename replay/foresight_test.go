@@ -9,6 +9,7 @@ import (
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // foresightSession is a session of turns user turns: turn 1 reads alpha's
@@ -16,6 +17,13 @@ import (
 // same file); then every turn runs a command whose output is stepChars,
 // and answers. Turns are gap apart.
 func foresightSession(t *testing.T, turns, bodyChars, stepChars int, gap time.Duration, reads ...int) string {
+	t.Helper()
+	return foresightSessionPrompts(t, nil, turns, bodyChars, stepChars, gap, reads...)
+}
+
+// foresightSessionPrompts is foresightSession with the prompts of some
+// turns given ("turn N" for the others).
+func foresightSessionPrompts(t *testing.T, prompts map[int]string, turns, bodyChars, stepChars int, gap time.Duration, reads ...int) string {
 	t.Helper()
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	lines := []string{`{"type":"session","version":3,"id":"f","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`}
@@ -40,7 +48,11 @@ func foresightSession(t *testing.T, turns, bodyChars, stepChars int, gap time.Du
 	}
 	for turn := 1; turn <= turns; turn++ {
 		at = at.Add(gap)
-		add(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("turn %d", turn)}}})
+		prompt := fmt.Sprintf("turn %d", turn)
+		if p, ok := prompts[turn]; ok {
+			prompt = p
+		}
+		add(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": prompt}}})
 		if reread[turn] {
 			call := fmt.Sprint("c", turn)
 			add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": call, "name": "read", "arguments": map[string]any{"path": "/p/.agents/skills/alpha/SKILL.md"}}},
@@ -60,9 +72,17 @@ func foresightSession(t *testing.T, turns, bodyChars, stepChars int, gap time.Du
 // bridge keeping every body.
 func foresightReport(t *testing.T, file string, ttl time.Duration, cfg rules.Config) (fs, keep StrategyResult) {
 	t.Helper()
-	cat := lifecycle.Catalog{Skills: []lifecycle.SkillInfo{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's."}}}
+	rs := foresightReplay(t, file, ttl, cfg)
+	return rs[1], rs[3]
+}
+
+// foresightReplay replays file with keep-all, foresight, foresight-timing
+// and the bridge keeping every body, in that order.
+func foresightReplay(t *testing.T, file string, ttl time.Duration, cfg rules.Config) []StrategyResult {
+	t.Helper()
+	cat := lifecycle.CatalogOf([]skills.Skill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's work."}}, nil)
 	r := NewRunner(Options{Pack: bridgePack(), Prices: testPrices(), TTL: ttl,
-		Strategies: []StrategySpec{ForesightSpec(cat, cfg), {Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }}}})
+		Strategies: []StrategySpec{ForesightSpec(cat, cfg), ForesightTimingSpec(cat, cfg), {Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }}}})
 	if err := r.AddFile(file); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +90,37 @@ func foresightReport(t *testing.T, file string, ttl time.Duration, cfg rules.Con
 	if len(rep.Diagnostics) > 0 {
 		t.Fatalf("diagnostics: %v", rep.Diagnostics)
 	}
-	return rep.Strategies[1], rep.Strategies[2]
+	return rep.Strategies
+}
+
+// TestForesightTiming: the timing-only yardstick archives only what
+// relevance-only archives, and not before it does.
+func TestForesightTiming(t *testing.T) {
+	// Every prompt is too short to judge and minKeep holds the one body:
+	// relevance-only never drops it, so foresight-timing keeps it where
+	// foresight archives it.
+	file := foresightSession(t, 20, 20000, 200, time.Minute)
+	rs := foresightReplay(t, file, 0, rules.Default())
+	fs, ft, keep := rs[1], rs[2], rs[3]
+	if fs.Archives != 1 || ft.Archives != 0 || ft.CostUSD != keep.CostUSD {
+		t.Errorf("kept by the rules: foresight %d archives, foresight-timing %d (%.9f USD, keeping %.9f); want 1 and 0, at keeping's cost",
+			fs.Archives, ft.Archives, ft.CostUSD, keep.CostUSD)
+	}
+
+	// Turn 8 is about beta: with minKeep 0 the rules drop alpha there.
+	// foresight archives it at turn 2; foresight-timing from turn 8 at
+	// the earliest, which still pays, but less.
+	cfg := rules.Default()
+	cfg.MinKeep = 0
+	file = foresightSessionPrompts(t, map[int]string{8: "now do the beta work, all of the beta work"}, 20, 20000, 200, time.Minute)
+	rs = foresightReplay(t, file, 0, cfg)
+	fs, ft, keep = rs[1], rs[2], rs[3]
+	if fs.Archives != 1 || ft.Archives != 1 {
+		t.Fatalf("dropped at turn 8: foresight %d archives, foresight-timing %d; want 1 each", fs.Archives, ft.Archives)
+	}
+	if !(fs.CostUSD < ft.CostUSD && ft.CostUSD < keep.CostUSD) {
+		t.Errorf("costs: foresight %.9f, foresight-timing %.9f, keeping %.9f USD; want them in that order, strictly", fs.CostUSD, ft.CostUSD, keep.CostUSD)
+	}
 }
 
 func TestForesight(t *testing.T) {

@@ -879,7 +879,14 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 			scratch = scratch[:0]
 			return b.runWith(spec, st, cal, branchIdx, &scratch).totals.Total
 		}
-		return b.runWith(spec, f.strategy(f.search(price), nil), cal, branchIdx, series)
+		var allowed map[string]int
+		if f.relevance != nil {
+			at := &archiveTurns{Strategy: f.relevance.New(), first: map[string]int{}}
+			scratch = scratch[:0]
+			b.runWith(*f.relevance, at, cal, branchIdx, &scratch)
+			allowed = at.first
+		}
+		return b.runWith(spec, f.strategy(f.search(price, allowed), nil), cal, branchIdx, series)
 	}
 	return b.runWith(spec, spec.New(), cal, branchIdx, series)
 }

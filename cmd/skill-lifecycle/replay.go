@@ -51,7 +51,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	htmlFile := fl.String("html", "", "also write a self-contained HTML report with a chart to `FILE`")
 	noDefaults := fl.Bool("no-defaults", false, "do not add the 'defaults' strategy")
 	recorded := fl.Bool("recorded", false, "add the 'recorded' strategy: the archive decisions the bridge recorded in each session, applied where recorded")
-	foresight := fl.Bool("foresight", false, "add the 'foresight' strategy: per session, the archive plan replay prices lowest, found knowing the session's future (a yardstick, not a policy; replays each session about loads x turns times)")
+	foresight := fl.Bool("foresight", false, "add the 'foresight' strategy: per session, the archive plan replay prices lowest, found knowing the session's future (a yardstick, not a policy; replays each session about loads x turns times), and 'foresight-timing', the same held to the bodies and turns relevance-only archives (what timing alone could gain)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--foresight] [--json] [--html FILE] FILES-or-DIRS...")
 		fl.PrintDefaults()
@@ -111,9 +111,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		opts.Strategies = append(opts.Strategies, replay.RecordedSpec())
 	}
 	if *foresight {
-		opts.Strategies = append(opts.Strategies, replay.ForesightSpec(cat, rules.Default()))
+		opts.Strategies = append(opts.Strategies, replay.ForesightSpec(cat, rules.Default()), replay.ForesightTimingSpec(cat, rules.Default()))
 	}
-	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults, replay.RecordedName: *recorded, replay.ForesightName: *foresight}
+	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults, replay.RecordedName: *recorded, replay.ForesightName: *foresight, replay.ForesightTimingName: *foresight}
 	for _, c := range configs {
 		name, file, ok := strings.Cut(c, "=")
 		if !ok || name == "" || file == "" {
