@@ -14,7 +14,8 @@ func cacheCfg(on bool) rules.Config {
 	c.MinKeep = 0
 	c.CacheAware.Enabled = on
 	c.CacheAware.HorizonTurns = 1
-	c.CacheAware.MaxDueShare = 1000 // no context bound, except where a case sets one
+	c.CacheAware.MaxDueShare = 1000       // no context bound, except where a case sets one
+	c.CacheAware.MinRemainingRequests = 2 // the estimate follows the requests made so far
 	c.CacheAware.MaxRemainingRequests = 40
 	c.CacheAware.BoundMinChars = 0  // no absolute floor, except where a case sets one
 	c.CacheAware.ComebackBase = 0   // no comebacks, except where a case sets them

@@ -153,7 +153,7 @@ func DefaultCacheAware() CacheAware {
 		HorizonTurns:         3,
 		HorizonRequests:      0,
 		MaxDueShare:          0.15,
-		MinRemainingRequests: 2,
+		MinRemainingRequests: 20,
 		MaxRemainingRequests: 20,
 		BoundMinChars:        40000,
 		ComebackBase:         0.25,

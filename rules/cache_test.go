@@ -13,7 +13,8 @@ import (
 func caseConfig() CacheAware {
 	c := DefaultCacheAware()
 	c.Enabled = true
-	c.MaxDueShare = 1000 // no context bound, except where a case sets one
+	c.MaxDueShare = 1000       // no context bound, except where a case sets one
+	c.MinRemainingRequests = 2 // the estimate follows the requests made so far
 	c.MaxRemainingRequests = 40
 	c.BoundMinChars = 0 // no absolute floor for the bound, except where a case sets one
 	c.HorizonWarm = true
@@ -87,6 +88,7 @@ func TestBreakEvenArithmetic(t *testing.T) {
 func TestRemainingRequests(t *testing.T) {
 	for _, c := range []struct{ soFar, lo, hi, want int }{
 		{0, 2, 40, 2}, {1, 2, 40, 2}, {10, 2, 40, 10}, {100, 2, 40, 40}, {100, 2, 0, 100}, {5, 8, 4, 8},
+		{1, 20, 20, 20}, {100, 20, 20, 20}, // the defaults: a flat 20
 	} {
 		if got := RemainingRequests(c.soFar, c.lo, c.hi); got != c.want {
 			t.Errorf("RemainingRequests(%d, %d, %d) = %d, want %d", c.soFar, c.lo, c.hi, got, c.want)
