@@ -126,12 +126,19 @@ func TestCacheWarmingDecision(t *testing.T) {
 		refresh bool   // Pi refreshes the cache during the pause
 		coldWhy string // "": the body stays; else the archive's reason names this
 		config  string // skill-lifecycle.json
+		// long runs Pi with PI_CACHE_RETENTION=long; cache, when set, is
+		// the models' promptCache (default: {"short": warmLifetime}).
+		long  bool
+		cache map[string]any
 	}{
-		{"warm: the pause is kept warm, the body stays", "streaming", pricey, true, "", warmConfig},
-		{"stop: the host reports the cache cold", "streaming", cheap, false, "the host reports it cold", warmConfig},
-		{"off: the lifetime decides", "off", pricey, false, "more than the cache lifetime of 2s", warmConfig},
+		{"warm: the pause is kept warm, the body stays", "streaming", pricey, true, "", warmConfig, false, nil},
+		{"stop: the host reports the cache cold", "streaming", cheap, false, "the host reports it cold", warmConfig, false, nil},
+		{"off: the lifetime decides", "off", pricey, false, "more than the cache lifetime of 2s", warmConfig, false, nil},
 		// The bridge passes the model's promptCache: 4 s is within its 12 s.
-		{"off: the model's declared lifetime wins over the file's", "off", pricey, false, "", warmConfigFromModel},
+		{"off: the model's declared lifetime wins over the file's", "off", pricey, false, "", warmConfigFromModel, false, nil},
+		// The retention tier picks the lifetime: 2 s short, 12 s long.
+		{"off: the short tier's 2 s", "off", pricey, false, "more than the cache lifetime of 2s", warmConfigFromModel, false, map[string]any{"short": 2, "long": warmLifetime}},
+		{"off: PI_CACHE_RETENTION=long picks the long tier's 12 s", "off", pricey, false, "", warmConfigFromModel, true, map[string]any{"short": 2, "long": warmLifetime}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,6 +156,9 @@ func TestCacheWarmingDecision(t *testing.T) {
 			env := NewEnv(t, Pi16(t), prov, tc.model)
 			env.UseBridge(t)
 			env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
+			if tc.long {
+				env.ExtraEnv = append(env.ExtraEnv, "PI_CACHE_RETENTION=long")
+			}
 			env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
 			log := strings.Repeat("GET /orders 500 customer=4411 handler=orders.go:88\n", 300)
 			if err := os.WriteFile(filepath.Join(env.ProjectDir, "access.log"), []byte(log), 0o644); err != nil {
@@ -158,8 +168,12 @@ func TestCacheWarmingDecision(t *testing.T) {
 				t.Fatal(err)
 			}
 			warmPatchJSON(t, filepath.Join(env.AgentDir, "models.json"), func(v map[string]any) {
+				cache := tc.cache
+				if cache == nil {
+					cache = map[string]any{"short": warmLifetime}
+				}
 				for _, m := range v["providers"].(map[string]any)[ProviderName].(map[string]any)["models"].([]any) {
-					m.(map[string]any)["promptCache"] = map[string]any{"short": warmLifetime}
+					m.(map[string]any)["promptCache"] = cache
 				}
 			})
 			warmPatchJSON(t, filepath.Join(env.AgentDir, "settings.json"), func(v map[string]any) { v["cacheWarming"] = tc.warming })
