@@ -1,0 +1,56 @@
+package replay
+
+import (
+	"testing"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// TestReplayGivesTheModelsPrices: replay tells the engine the cache prices
+// of each request's model from its price table, as the bridge does from
+// Pi's registry. The same session, the same rules: alpha (20,000
+// characters) is dropped at turn 8 with 8 turns of long command output
+// after it. Under Anthropic's prices the rewrite does not pay and the
+// body stays; with reads at the input price it is free and the body goes,
+// unless fromModel is off.
+func TestReplayGivesTheModelsPrices(t *testing.T) {
+	file := foresightSessionPrompts(t, map[int]string{8: "now do the beta work, all of the beta work"}, 12, 20000, 20000, time.Minute)
+	cat := lifecycle.CatalogOf([]skills.Skill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's work."}}, nil)
+	table := func(read, write float64) *pricing.Table {
+		tb := pricing.NewTable()
+		tb.Default = pricing.Prices{Input: 1, Output: 2, CacheRead: read, CacheWrite: write}
+		return tb
+	}
+	cfg := rules.Default()
+	cfg.MinKeep = 0
+	off := cfg
+	off.CacheAware.FromModel = false
+	for _, tc := range []struct {
+		name     string
+		prices   *pricing.Table
+		cfg      rules.Config
+		archives int
+	}{
+		{"Anthropic's prices: kept", table(0.1, 1.25), cfg, 0},
+		{"reads at the input price: archived", table(1, 1), cfg, 1},
+		{"reads at the input price, fromModel off: kept", table(1, 1), off, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewRunner(Options{Pack: bridgePack(), Prices: tc.prices, Strategies: []StrategySpec{EngineSpec("defaults", cat, tc.cfg)}})
+			if err := r.AddFile(file); err != nil {
+				t.Fatal(err)
+			}
+			rep := r.Report()
+			if len(rep.Diagnostics) > 0 {
+				t.Fatalf("diagnostics: %v", rep.Diagnostics)
+			}
+			if got := rep.Strategies[1].Archives; got != tc.archives {
+				t.Errorf("archives %d, want %d", got, tc.archives)
+			}
+		})
+	}
+}
