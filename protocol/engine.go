@@ -433,7 +433,7 @@ func modelCache(list []HostModel, cur *ModelRef, retention string) *rules.ModelC
 			if retention == "long" {
 				ttl = pc.Long
 			}
-			if ttl > 0 && ttl <= maxCacheTTL {
+			if ttl > 0 && ttl <= rules.MaxCacheTTLSeconds {
 				mc.TTLSeconds = ttl
 			}
 		}
@@ -444,10 +444,6 @@ func modelCache(list []HostModel, cur *ModelRef, retention string) *rules.ModelC
 	}
 	return nil
 }
-
-// maxCacheTTL bounds a declared cache lifetime the engine believes: a week,
-// as for cacheAware.cacheTTLSeconds.
-const maxCacheTTL = 7 * 24 * 3600
 
 // msDuration converts milliseconds, clamping negative values to zero.
 func msDuration(ms int64) time.Duration {

@@ -549,11 +549,12 @@ func num(v float64) string {
 	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
 }
 
-// Limits of the cacheAware fields.
-const (
-	maxPrice = 1000          // readPrice, writePrice (multiples of input)
-	maxTTL   = 7 * 24 * 3600 // cacheTTLSeconds: a week
-)
+// MaxCacheTTLSeconds bounds a cache lifetime, configured
+// (cacheTTLSeconds) or declared by the host for a model: a week.
+const MaxCacheTTLSeconds = 7 * 24 * 3600
+
+// maxPrice bounds readPrice and writePrice (multiples of input).
+const maxPrice = 1000
 
 // decodeCacheAware reads the `cacheAware` object; missing keys keep their
 // defaults. A value of the wrong type or out of range is an error (the file
@@ -603,7 +604,7 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 		case "writePrice":
 			num(k, 0, maxPrice, false, func(v float64) { c.WritePrice = v })
 		case "cacheTTLSeconds":
-			num(k, 0, maxTTL, false, func(v float64) { c.CacheTTLSeconds = v })
+			num(k, 0, MaxCacheTTLSeconds, false, func(v float64) { c.CacheTTLSeconds = v })
 		case "horizonTurns":
 			num(k, 0, maxCount, true, func(v float64) { c.HorizonTurns = int(v) })
 		case "horizonRequests":
