@@ -224,8 +224,14 @@ func TestCacheWarmingDecision(t *testing.T) {
 				}
 			}
 			sess := MustReadSession(t, res.SessionFile)
-			if got := warmUsageEntries(t, sess); got != len(refreshes) {
-				t.Errorf("session has %d cache_warm usage entries, provider got %d refreshes", got, len(refreshes))
+			// Pi records a refresh only when it answers while its warming
+			// run is still current (cache-warmer.js validateRun): a refresh
+			// that races the next agent request, or Pi's exit, is sent but
+			// not recorded. So every entry has a refresh, not every refresh
+			// an entry; a refresh inside the pause answers long before the
+			// pause ends and must be recorded.
+			if got := warmUsageEntries(t, sess); got > len(refreshes) || (during > 0 && got == 0) {
+				t.Errorf("session has %d cache_warm usage entries, provider got %d refreshes (%d during the pause)", got, len(refreshes), during)
 			}
 			if tc.refresh && during == 0 {
 				t.Fatalf("Pi sent no cache refresh during the %q pause (%d refreshes in all)", warmPause, len(refreshes))
