@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
@@ -14,6 +15,73 @@ import (
 // due, and Deferred says why. The host then replaces the bodies listed by
 // Archived.
 func (e *Engine) BeforeRequest(r Request) []Decision {
+	e.learn(r)
+	ds := e.beforeRequest(r)
+	e.remember(r, ds)
+	return ds
+}
+
+// lastRequest is what the engine keeps of the previous request to read
+// the usage the provider reports for it.
+type lastRequest struct {
+	// judged says the request can teach the lifetime: its pause is known
+	// and no flag already said whether the cache was warm.
+	judged bool
+	pause  time.Duration
+	ttl    time.Duration
+	// expect is the share of the request a warm cache served: the part
+	// that was in the request before and unchanged.
+	expect float64
+	total  int64
+}
+
+// learn reads the usage the host reports for the previous request
+// (Request.PreviousUsage) into what the session knows of the lifetime.
+func (e *Engine) learn(r Request) {
+	if r.PreviousUsage == nil {
+		return
+	}
+	u := *r.PreviousUsage
+	if !e.last.judged {
+		if u.CacheRead > 0 {
+			e.life.Reports = true
+		}
+		return
+	}
+	e.life.Observe(u, e.last.expect, e.last.pause, e.last.ttl)
+}
+
+// remember keeps what the usage of r will be read against: the part of r
+// before the first change (the host's ChangedFrom, or a body archived
+// now) that the previous request also held.
+func (e *Engine) remember(r Request, ds []Decision) {
+	prev := e.last.total
+	if r.Previous > 0 {
+		prev = r.Previous
+	}
+	cfg, _ := e.cfg.CacheAware.ForModel(r.Cache)
+	e.last = lastRequest{pause: r.SincePrevious, ttl: cfg.TTL(), total: r.Total}
+	if r.SincePrevious <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || r.CacheWarm || r.ModelChanged {
+		return
+	}
+	cut := min(r.Total, prev)
+	if r.ChangedFrom > 0 {
+		cut = min(cut, r.ChangedFrom)
+	}
+	for _, d := range ds {
+		if d.Action != ActArchive {
+			continue
+		}
+		for _, p := range r.Bodies {
+			if p.ID == d.ID {
+				cut = min(cut, p.Offset)
+			}
+		}
+	}
+	e.last.judged, e.last.expect = true, float64(cut)/float64(r.Total)
+}
+
+func (e *Engine) beforeRequest(r Request) []Decision {
 	if r.Number > 0 {
 		e.requests = r.Number
 	} else {
@@ -76,6 +144,14 @@ func withNote(ts []rules.Timing, note string) []rules.Timing {
 	return ts
 }
 
+// joinNote adds b to the note a of a request's verdicts.
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
 // cacheCase builds the timing question for the due bodies of one request,
 // under the model's cache prices and lifetime when the host gave them
 // (note says which).
@@ -94,7 +170,18 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		// The host refreshed the cache during the pause: it is warm
 		// whatever the lifetime says.
 	case ttl > 0 && r.SincePrevious > ttl:
-		c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s since the previous request, more than the cache lifetime of %gs", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
+		known, cold, why := false, false, ""
+		if cfg.LearnFromUsage {
+			known, cold, why = e.life.Judge(r.SincePrevious, ttl)
+		}
+		switch {
+		case !known:
+			c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s since the previous request, more than the cache lifetime of %gs", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
+		case cold:
+			c.Cold, c.ColdWhy = true, why
+		default:
+			note = joinNote(note, why)
+		}
 	}
 	pos := make(map[string]BodyPosition, len(r.Bodies))
 	for _, p := range r.Bodies {

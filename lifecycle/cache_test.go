@@ -350,3 +350,96 @@ func TestReviveCopy(t *testing.T) {
 		})
 	}
 }
+
+// used marks a request as carrying the provider's usage for the previous
+// one.
+func used(ev Event, read, write int64) Event {
+	ev.Request.PreviousUsage = &rules.Usage{CacheRead: read, CacheWrite: write}
+	return ev
+}
+
+// TestEngineLearnsLifetime: the usage reported after a pause past the
+// declared lifetime replaces the coldConfidence hedge for later pauses
+// (cacheAware.learnFromUsage). The requests are 2,600 units; a usage of
+// 3,000 tokens is large enough to judge.
+func TestEngineLearnsLifetime(t *testing.T) {
+	hot := 10 * time.Second
+	pause := 6 * time.Minute
+	opening := []Event{evStart(), evLoad("a", "eda"), evReq(1, 0, "a"), evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship")}
+	// A pause before anything is due, then the usage of the request after it.
+	early := []Event{evStart(), evLoad("a", "eda"), evReq(1, 0, "a"), used(evReq(2, hot, "a"), 0, 3000),
+		used(evReq(3, pause, "a"), 2500, 500), used(evReq(4, hot, "a"), 2600, 0)}
+	tests := []struct {
+		name       string
+		confidence float64 // cacheAware.coldConfidence
+		learn      bool
+		events     []Event
+		want       []string
+		text       string // a substring of the last archive's or Deferred() text
+	}{
+		{"a pause found cold confirms the lifetime: the next one archives", 0, true,
+			append(opening, used(evReq(2, hot, "a", "s"), 2500, 500), evReq(3, pause, "a", "s"),
+				used(evReq(4, hot, "a", "s"), 0, 3000), evReq(5, pause, "a", "s")),
+			[]string{"due a", "archive a cache-cold"}, "which a pause of 6m0s earlier in this session confirmed"},
+		{"without learning the hedge stands", 0, false,
+			append(opening, used(evReq(2, hot, "a", "s"), 2500, 500), evReq(3, pause, "a", "s"),
+				used(evReq(4, hot, "a", "s"), 0, 3000), evReq(5, pause, "a", "s")),
+			[]string{"due a"}, "waits for a cold cache"},
+		{"no read ever reported: a miss proves nothing", 0, true,
+			append(opening, used(evReq(2, hot, "a", "s"), 0, 3000), evReq(3, pause, "a", "s"),
+				used(evReq(4, hot, "a", "s"), 0, 3000), evReq(5, pause, "a", "s")),
+			[]string{"due a"}, "waits for a cold cache"},
+		{"a usage too small to judge teaches nothing", 0, true,
+			append(opening, used(evReq(2, hot, "a", "s"), 500, 100), evReq(3, pause, "a", "s"),
+				used(evReq(4, hot, "a", "s"), 0, 1000), evReq(5, pause, "a", "s")),
+			[]string{"due a"}, "waits for a cold cache"},
+		{"a pause the host kept warm teaches nothing", 0, true,
+			append(opening, used(evReq(2, hot, "a", "s"), 2500, 500), warmed(evReq(3, pause, "a", "s")),
+				used(evReq(4, hot, "a", "s"), 0, 3000), evReq(5, pause, "a", "s")),
+			[]string{"due a"}, "waits for a cold cache"},
+		{"a pause found warm (learned before anything was due): as long a pause is warm", 1, true,
+			append(early, evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(5, pause, "a", "s")),
+			[]string{"due a"}, "the cache was still warm after a pause of 6m0s earlier in this session"},
+		{"a longer pause is hedged again", 1, true,
+			append(early, evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(5, 2*pause, "a", "s")),
+			[]string{"due a", "archive a cache-cold"}, "more than the cache lifetime of 300s"},
+		{"without learning that pause is cold", 1, false,
+			append(early, evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(5, pause, "a", "s")),
+			[]string{"due a", "archive a cache-cold"}, "more than the cache lifetime of 300s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cacheCfg(true)
+			cfg.CacheAware.ColdConfidence = tc.confidence
+			cfg.CacheAware.LearnFromUsage = tc.learn
+			e := New(testCatalog(), cfg)
+			var got []string
+			text := ""
+			for _, ev := range tc.events {
+				ds, err := e.Apply(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range ds {
+					if l := line(d); l != "" {
+						got = append(got, l)
+					}
+					if d.Action == ActArchive && d.Timing != nil {
+						text = d.Timing.Text
+					}
+				}
+				if ev.Type == EvRequest {
+					for _, tm := range e.Deferred() {
+						text = tm.Text
+					}
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("decisions (-want +got):\n%s", d)
+			}
+			if !strings.Contains(text, tc.text) {
+				t.Errorf("last verdict %q, want it to contain %q", text, tc.text)
+			}
+		})
+	}
+}

@@ -35,6 +35,12 @@ type Engine struct {
 	requests int
 	deferred []rules.Timing
 
+	// life is what the session learned of the cache lifetime from the
+	// provider's usage; last what the previous request was, to read the
+	// usage reported for it (not restored: learned again).
+	life rules.Lifetime
+	last lastRequest
+
 	// Model tiers: the parsed `models` key, its diagnostics, the host's
 	// registry and the tier machine's state.
 	mcfg   models.Config
@@ -65,6 +71,7 @@ func (e *Engine) reset() {
 	e.inRun = false
 	e.requests = 0
 	e.deferred = nil
+	e.last = lastRequest{}
 	e.mstate = models.State{}
 }
 

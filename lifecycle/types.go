@@ -185,6 +185,11 @@ type Request struct {
 	// cacheAware.fromModel it wins over the configured figures. nil:
 	// nothing known.
 	Cache *rules.ModelCache `json:"cache,omitempty"`
+	// PreviousUsage is the usage the provider reported for the previous
+	// request (Pi: the usage of the last assistant message), from which
+	// the engine learns whether a pause left the cache cold
+	// (cacheAware.learnFromUsage). nil: not known.
+	PreviousUsage *rules.Usage `json:"previousUsage,omitempty"`
 }
 
 // BodyPosition is where one body sits in a request: Offset units before

@@ -84,6 +84,11 @@ type CacheAware struct {
 	// (ModelCache). Those three then only apply where the host says
 	// nothing.
 	FromModel bool `json:"fromModel"`
+	// LearnFromUsage lets the session learn the provider's real lifetime
+	// from the cache reads it reports after pauses longer than the
+	// declared one (Lifetime): once a pause was found warm or cold, later
+	// pauses are judged by that instead of ColdConfidence.
+	LearnFromUsage bool `json:"learnFromUsage"`
 }
 
 // ModelCache is what the host knows of the prompt cache of the model a
@@ -160,6 +165,7 @@ func DefaultCacheAware() CacheAware {
 		ComebackLikely:       0.6,
 		ColdConfidence:       0.5,
 		FromModel:            true,
+		LearnFromUsage:       true,
 	}
 }
 
@@ -562,7 +568,7 @@ const maxPrice = 1000
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel}, got " + describe(raw)}}
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
@@ -627,8 +633,10 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 			num(k, 0, 1, false, func(v float64) { c.ColdConfidence = v })
 		case "fromModel":
 			flag(k, &c.FromModel)
+		case "learnFromUsage":
+			flag(k, &c.LearnFromUsage)
 		default:
-			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel)"
+			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage)"
 			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
 		}
 	}
