@@ -753,6 +753,21 @@ function applyArchive(messages: any[], where: Map<string, { msg: number; kind: L
 	return out;
 }
 
+// lastUsage is the provider's usage for the previous request: that of the
+// last assistant message in the context (its response), in the sidecar's
+// form; undefined when there is none, or when the response failed.
+function lastUsage(messages: any[]): { input: number; cacheRead: number; cacheWrite: number } | undefined {
+	for (let i = messages.length - 1; i >= 0; i--) {
+		const m = messages[i];
+		if (m?.role !== "assistant") continue;
+		const u = m.usage;
+		if (!u || m.stopReason === "error" || m.stopReason === "aborted") return undefined;
+		const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
+		return { input: n(u.input), cacheRead: n(u.cacheRead), cacheWrite: n(u.cacheWrite) };
+	}
+	return undefined;
+}
+
 // ---- The extension -------------------------------------------------------------
 
 export default function skillLifecycle(pi: Pi) {
@@ -887,6 +902,7 @@ export default function skillLifecycle(pi: Pi) {
 		}
 		const since = previous ? Math.max(0, now - previous) : 0;
 		lastRequest = now;
+		const previousUsage = lastUsage(messages);
 		const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : "";
 		const modelChanged = lastModel !== "" && model !== lastModel;
 		lastModel = model;
@@ -896,7 +912,7 @@ export default function skillLifecycle(pi: Pi) {
 		cacheWarmed = false;
 		const res = await side.request<BeforeRequestResult>(
 			"before_request",
-			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, modelChanged, total },
+			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, modelChanged, total, previousUsage },
 			ctx,
 		);
 		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;

@@ -64,6 +64,37 @@ type BeforeRequestParams struct {
 	// ChangedFrom is the offset of the earliest part of the request that
 	// differs from the previous one, when the host knows (0: none known).
 	ChangedFrom int64 `json:"changedFrom,omitempty"`
+	// PreviousUsage is the token usage the provider reported for the
+	// previous request (Pi: the last assistant message's usage), from
+	// which the engine learns whether a pause left the cache cold.
+	PreviousUsage *UsageParams `json:"previousUsage,omitempty"`
+}
+
+// UsageParams is a provider's token usage for one request, as the host
+// reports it (numbers, not necessarily whole).
+type UsageParams struct {
+	Input      float64 `json:"input"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+// usage converts u for the engine; nil when u is missing or holds a
+// negative, non-finite or absurd figure.
+func (u *UsageParams) usage() *rules.Usage {
+	if u == nil {
+		return nil
+	}
+	out := &rules.Usage{}
+	for _, f := range []struct {
+		v   float64
+		dst *int64
+	}{{u.Input, &out.Input}, {u.CacheRead, &out.CacheRead}, {u.CacheWrite, &out.CacheWrite}} {
+		if !(f.v >= 0 && f.v <= 1e12) {
+			return nil
+		}
+		*f.dst = int64(f.v)
+	}
+	return out
 }
 
 // Replacement is one body to replace by its placeholder.
@@ -385,6 +416,7 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 		CacheWarm:     p.CacheWarm,
 		ModelChanged:  p.ModelChanged,
 		CharsPerUnit:  1,
+		PreviousUsage: p.PreviousUsage.usage(),
 	}
 	if p.Total <= 0 {
 		return r

@@ -605,3 +605,70 @@ func TestModelPricesReachTheEngine(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageReachesTheEngine: the usage the host reports for a request
+// after a long pause teaches the engine the cache lifetime, so a later
+// pause archives a due body as certainly cold; without the usage (or with
+// a malformed one) the hedge keeps it.
+func TestUsageReachesTheEngine(t *testing.T) {
+	warm := &UsageParams{Input: 100, CacheRead: 15000, CacheWrite: 4900}
+	cold := &UsageParams{Input: 100, CacheWrite: 19900}
+	for _, c := range []struct {
+		name     string
+		after    *UsageParams // the usage of the request after the first pause
+		archived bool
+	}{
+		{"a cold cache reported after the pause: the next pause archives", cold, true},
+		{"no usage reported: hedged, kept", nil, false},
+		{"a warm cache reported: kept", warm, false},
+		{"a negative figure is no usage: kept", &UsageParams{Input: -5, CacheWrite: 19900}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := startServer(t)
+			cwd := t.TempDir()
+			agent := filepath.Join(cwd, "agent")
+			if err := os.MkdirAll(agent, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cfg := `{"minKeep": 0, "cacheAware": {"comebackBase": 0, "comebackLikely": 0, "maxDueShare": 1000, "coldConfidence": 0}}`
+			if err := os.WriteFile(filepath.Join(agent, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: agent, Trusted: ptrTrue(), Skills: packSkills(t)}
+			if err := h.call(MethodInitialize, p, &InitializeResult{}); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			req := func(sinceMs int64, u *UsageParams) BeforeRequestParams {
+				return BeforeRequestParams{Total: 80000, SincePreviousMs: sinceMs, PreviousUsage: u,
+					Loads: []LoadRef{{ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Size: 4000, Offset: 1000}}}
+			}
+			steps := []struct {
+				method string
+				params any
+			}{
+				{MethodUserPrompt, UserPromptParams{Text: "add a migration that creates an index on users.email in Postgres"}},
+				{MethodRunStart, struct{}{}},
+				{MethodBeforeRequest, req(0, nil)},
+				{MethodBeforeRequest, req(1000, cold)}, // the first request: nothing to judge
+				{MethodBeforeRequest, req(400000, warm)},
+				{MethodBeforeRequest, req(1000, c.after)},
+				{MethodRunEnd, struct{}{}},
+				{MethodUserPrompt, UserPromptParams{Text: "write the release notes and changelog for version 2.3 from the merged pull requests"}},
+				{MethodRunStart, struct{}{}},
+				{MethodBeforeRequest, req(1000, warm)},
+			}
+			for _, s := range steps {
+				if err := h.call(s.method, s.params, nil); err != nil {
+					t.Fatalf("%s: %v", s.method, err)
+				}
+			}
+			var br BeforeRequestResult
+			if err := h.call(MethodBeforeRequest, req(400000, warm), &br); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(br.Archive) == 1; got != c.archived {
+				t.Errorf("archived %v (%+v), want %v", got, br.Archive, c.archived)
+			}
+		})
+	}
+}

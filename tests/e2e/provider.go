@@ -185,8 +185,19 @@ type Provider struct {
 	script  Script
 	reqs    []*Request
 	prevS   string
+	prevT   time.Time
 	log     *os.File
 	unknown []string
+	ttl     time.Duration
+}
+
+// ExpireCache makes the provider's prompt cache expire: a request more than
+// ttl after the previous one reports no cached tokens, as a provider's
+// cache lifetime does. By default the cache never expires.
+func (p *Provider) ExpireCache(ttl time.Duration) {
+	p.mu.Lock()
+	p.ttl = ttl
+	p.mu.Unlock()
 }
 
 // NewProvider starts a provider on 127.0.0.1 answering with script; it stops
@@ -297,7 +308,10 @@ func (p *Provider) handle(w http.ResponseWriter, r *http.Request) {
 	req.Index = len(p.reqs)
 	script := p.script
 	prev := p.prevS
-	p.prevS = s
+	if p.ttl > 0 && !p.prevT.IsZero() && arrived.Sub(p.prevT) > p.ttl {
+		prev = "" // the cache expired
+	}
+	p.prevS, p.prevT = s, arrived
 	p.reqs = append(p.reqs, req)
 	p.mu.Unlock()
 

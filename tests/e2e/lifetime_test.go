@@ -1,0 +1,110 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLearnedLifetime: the bridge passes on the usage Pi records for each
+// response, and the sidecar learns from it whether a pause left the cache
+// cold (cacheAware.learnFromUsage). The provider's cache expires after 2
+// seconds; the file declares a 2-second lifetime but trusts no pause to
+// be cold (coldConfidence 0), and Pi keeps no cache warm. A 4-second pause
+// in turn 1, before anything is due, ends in a request that reads nothing
+// from the cache; so after the 4-second pause of turn 2 the due body is
+// archived as cold, the reason naming what was learned. Without learning,
+// the hedge keeps it.
+func TestLearnedLifetime(t *testing.T) {
+	t.Parallel()
+	const base = `"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 2, "coldConfidence": 0, "comebackBase": 0, "comebackLikely": 0`
+	cases := []struct {
+		name   string
+		config string
+		learn  bool
+	}{
+		{"learned: the second pause archives", `{` + base + `}}`, true},
+		{"not learned: the hedge keeps the body", `{` + base + `, "learnFromUsage": false}}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			prov := NewProvider(t, Steps(
+				[]Reply{
+					load("trace-failing-request"),
+					Do(Call{Name: "bash", Args: map[string]any{"command": "cat access.log"}}),
+					Do(Call{Name: "bash", Args: map[string]any{"command": warmPause}}),
+					Say("A nil map in the handler."),
+				},
+				[]Reply{Do(Call{Name: "bash", Args: map[string]any{"command": warmPause}}), Say("Release notes written.")},
+			))
+			prov.ExpireCache(2 * time.Second)
+			env := NewEnv(t, Pi16(t), prov, DefaultModel)
+			env.UseBridge(t)
+			env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
+			env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
+			log := strings.Repeat("GET /orders 500 customer=4411 handler=orders.go:88\n", 300)
+			if err := os.WriteFile(filepath.Join(env.ProjectDir, "access.log"), []byte(log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			warmPatchJSON(t, filepath.Join(env.AgentDir, "settings.json"), func(v map[string]any) { v["cacheWarming"] = "off" })
+
+			res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+				"The /orders endpoint returns 500 for some customers since this morning; find out why.",
+				"Write the release notes and the changelog entry for version 2.3 from the merged pull requests.",
+			}})
+			checkNoBridgeErrors(t, res)
+
+			reqs := prov.Requests()
+			if len(reqs) != 6 {
+				t.Fatalf("provider got %d requests, want 6", len(reqs))
+			}
+			// The provider's word: the request after each pause read
+			// nothing from the cache, the one before it did.
+			for _, i := range []int{3, 5} {
+				if reqs[i].Usage.CachedTokens != 0 {
+					t.Fatalf("request %d came after a %q pause but the provider reported %d cached tokens", i, warmPause, reqs[i].Usage.CachedTokens)
+				}
+				if reqs[i-1].Usage.CachedTokens == 0 {
+					t.Fatalf("request %d (no pause before it) read nothing from the cache", i-1)
+				}
+			}
+			after := reqs[5]
+			if after.UserTurn != 2 || after.Step != 1 {
+				t.Fatalf("request 5 is turn %d step %d, want turn 2 step 1", after.UserTurn, after.Step)
+			}
+			sess := MustReadSession(t, res.SessionFile)
+			var archives []map[string]any
+			for _, r := range records(t, sess) {
+				if r["action"] == "archive" && r["skill"] == "trace-failing-request" {
+					archives = append(archives, r)
+				}
+			}
+			if !tc.learn {
+				if CountInMessages(after, bodyTrace) != 1 || len(archives) != 0 {
+					t.Errorf("without learning: %s, archives %v; want the body kept", present(after, bodyTrace), archives)
+				}
+				return
+			}
+			if CountInMessages(after, bodyTrace) != 0 || CountInMessages(after, warmPlaceholder) != 1 {
+				t.Errorf("after the second pause: %s, placeholder=%d; want the body archived",
+					present(after, bodyTrace), CountInMessages(after, warmPlaceholder))
+			}
+			if len(archives) != 1 {
+				t.Fatalf("archive records for trace-failing-request: %v, want one", archives)
+			}
+			timing, _ := archives[0]["timing"].(map[string]any)
+			text, _ := timing["text"].(string)
+			if timing["code"] != "cache-cold" || !strings.Contains(text, "earlier in this session confirmed") {
+				t.Errorf("archive timing = %v, want code cache-cold naming the pause that confirmed the lifetime", timing)
+			}
+		})
+	}
+}
