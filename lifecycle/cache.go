@@ -15,10 +15,16 @@ import (
 // due, and Deferred says why. The host then replaces the bodies listed by
 // Archived.
 func (e *Engine) BeforeRequest(r Request) []Decision {
-	e.learn(r)
-	ds := e.beforeRequest(r)
-	e.remember(r, ds)
-	return ds
+	var ds []Decision
+	if was := e.life; e.learn(r) && e.life != was {
+		// Recorded, so that a restart (a resume, Pi run once per turn)
+		// keeps what was learned.
+		l := e.life
+		ds = append(ds, Decision{V: RecordVersion, Action: ActCacheLifetime, CacheLifetime: &l})
+	}
+	now := e.beforeRequest(r)
+	e.remember(r, now)
+	return append(ds, now...)
 }
 
 // lastRequest is what the engine keeps of the previous request to read
@@ -36,19 +42,21 @@ type lastRequest struct {
 }
 
 // learn reads the usage the host reports for the previous request
-// (Request.PreviousUsage) into what the session knows of the lifetime.
-func (e *Engine) learn(r Request) {
+// (Request.PreviousUsage) into what the session knows of the lifetime;
+// false when there was none.
+func (e *Engine) learn(r Request) bool {
 	if r.PreviousUsage == nil {
-		return
+		return false
 	}
 	u := *r.PreviousUsage
 	if !e.last.judged {
 		if u.CacheRead > 0 {
 			e.life.Reports = true
 		}
-		return
+		return true
 	}
 	e.life.Observe(u, e.last.expect, e.last.pause, e.last.ttl)
+	return true
 }
 
 // remember keeps what the usage of r will be read against: the part of r
@@ -58,6 +66,8 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	prev := e.last.total
 	if r.Previous > 0 {
 		prev = r.Previous
+	} else if prev == 0 {
+		prev = r.PreviousSize // the first request this engine sees
 	}
 	cfg, _ := e.cfg.CacheAware.ForModel(r.Cache)
 	e.last = lastRequest{pause: r.SincePrevious, ttl: cfg.TTL(), total: r.Total}

@@ -443,3 +443,77 @@ func TestEngineLearnsLifetime(t *testing.T) {
 		})
 	}
 }
+
+// TestLifetimeSurvivesARestart: what the usage taught is recorded
+// (cache-lifetime) and restored, and a fresh engine judges its first
+// request against the previous request's size the host measured
+// (PreviousSize).
+func TestLifetimeSurvivesARestart(t *testing.T) {
+	hot := 10 * time.Second
+	pause := 6 * time.Minute
+	cfg := cacheCfg(true)
+	cfg.CacheAware.ColdConfidence = 0
+	apply := func(e *Engine, evs ...Event) []Decision {
+		t.Helper()
+		var all []Decision
+		for _, ev := range evs {
+			ds, err := e.Apply(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, ds...)
+		}
+		return all
+	}
+	// A fresh engine (a restarted sidecar) whose first request comes after
+	// a pause: without PreviousSize it cannot read the usage reported next.
+	first := func(size int64) Event {
+		ev := used(evReq(0, pause, "a"), 2500, 500)
+		ev.Request.PreviousSize = size
+		return ev
+	}
+	for _, tc := range []struct {
+		name  string
+		size  int64
+		learn bool
+	}{
+		{"the previous size is known: the pause is judged", 2500, true},
+		{"unknown: nothing learned", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(testCatalog(), cfg)
+			recs := apply(e, evStart(), evLoad("a", "eda"), first(tc.size), used(evReq(0, hot, "a"), 0, 3000))
+			var life []Decision
+			for _, d := range recs {
+				if d.Action == ActCacheLifetime {
+					life = append(life, d)
+				}
+			}
+			if got := len(life) > 0 && life[len(life)-1].CacheLifetime.ColdFrom == pause; got != tc.learn {
+				t.Fatalf("cache-lifetime records %+v; learned the pause cold: %v, want %v", life, got, tc.learn)
+			}
+			if !tc.learn {
+				return
+			}
+			// Another restart: the records restore what was learned.
+			e2 := New(testCatalog(), cfg)
+			if probs := e2.Restore(recs); len(probs) > 0 {
+				t.Fatalf("restore: %v", probs)
+			}
+			var got []string
+			for _, d := range apply(e2, evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(0, hot, "a", "s"), evReq(0, pause, "a", "s")) {
+				if l := line(d); l != "" {
+					got = append(got, l)
+				}
+			}
+			if d := cmp.Diff([]string{"due a", "archive a cache-cold"}, got); d != "" {
+				t.Errorf("after the restore (-want +got):\n%s", d)
+			}
+		})
+	}
+	// A record without its payload is a problem, not a crash.
+	e := New(testCatalog(), cfg)
+	if probs := e.Restore([]Record{{V: RecordVersion, Action: ActCacheLifetime}}); len(probs) != 1 || !strings.Contains(probs[0].Message, "cacheLifetime") {
+		t.Errorf("restore of an empty cache-lifetime record: %v", probs)
+	}
+}

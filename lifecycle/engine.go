@@ -655,6 +655,12 @@ func (e *Engine) Restore(records []Record) []Problem {
 				continue
 			}
 			e.mstate = copyModelState(*r.ModelState)
+		case ActCacheLifetime:
+			if r.CacheLifetime == nil {
+				bad(i, "cache-lifetime record without cacheLifetime")
+				continue
+			}
+			e.life = *r.CacheLifetime
 		case ActModel, ActModelRestore, ActModelReport, ActModelNote:
 			// Shown to the user; the state they led to is in model-state.
 		default:

@@ -85,6 +85,8 @@ const (
 	ActModelReport  Action = "model-report"  // a model problem, reported once
 	ActModelNote    Action = "model-note"    // a model decision with nothing to do
 	ActModelState   Action = "model-state"   // the tier machine's state (record only)
+
+	ActCacheLifetime Action = "cache-lifetime" // what the usage taught of the cache lifetime (record only)
 )
 
 // RecordVersion is the version of the Decision format written in V.
@@ -119,6 +121,9 @@ type Decision struct {
 	Model *ModelChange `json:"model,omitempty"`
 	// ModelState is the tier machine's state after the event (model-state).
 	ModelState *models.State `json:"modelState,omitempty"`
+	// CacheLifetime is what the session has learned of the provider's
+	// cache lifetime from its usage (cache-lifetime).
+	CacheLifetime *rules.Lifetime `json:"cacheLifetime,omitempty"`
 }
 
 // ModelChange is a model decision as the host carries it out and the user
@@ -190,6 +195,12 @@ type Request struct {
 	// the engine learns whether a pause left the cache cold
 	// (cacheAware.learnFromUsage). nil: not known.
 	PreviousUsage *rules.Usage `json:"previousUsage,omitempty"`
+	// PreviousSize is the size of the previous request, in the units of
+	// Total, as the host measures it from the context (what precedes the
+	// previous response). The engine reads PreviousUsage against the
+	// previous request it saw itself; this is for the first request after
+	// a restart, when it saw none. 0: unknown.
+	PreviousSize int64 `json:"previousSize,omitempty"`
 }
 
 // BodyPosition is where one body sits in a request: Offset units before

@@ -75,7 +75,7 @@ func (s *EngineStrategy) Observe(ev lifecycle.Event) {
 	ds, _ := s.Engine.Apply(ev)
 	for _, d := range ds {
 		switch d.Action {
-		case lifecycle.ActLoad, lifecycle.ActRun, lifecycle.ActTopic:
+		case lifecycle.ActLoad, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActCacheLifetime:
 		default:
 			s.dirty = true
 		}
