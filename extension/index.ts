@@ -640,17 +640,19 @@ function findLoads(
 	skills: HostSkill[],
 	cwd: string,
 	base: number,
-): { loads: LoadRef[]; where: Map<string, { msg: number; kind: LoadRef["kind"] }>; total: number } {
+): { loads: LoadRef[]; where: Map<string, { msg: number; kind: LoadRef["kind"] }>; total: number; previous: number } {
 	const byPath = new Map<string, string>();
 	for (const s of skills) byPath.set(resolve(s.path), s.name);
 	const readArgs = new Map<string, any>();
 	const loads: LoadRef[] = [];
 	const where = new Map<string, { msg: number; kind: LoadRef["kind"] }>();
 	let offset = base;
+	let previous = 0; // where the last assistant message starts: the previous request's size
 	messages.forEach((m, i) => {
 		const at = offset;
 		offset += messageSize(m);
 		if (!m) return;
+		if (m.role === "assistant") previous = at;
 		if (m.role === "assistant" && Array.isArray(m.content)) {
 			for (const c of m.content) {
 				if (c?.type === "toolCall" && c.name === "read") readArgs.set(c.id, c.arguments);
@@ -688,7 +690,7 @@ function findLoads(
 			}
 		}
 	});
-	return { loads, where, total: offset };
+	return { loads, where, total: offset, previous };
 }
 
 // visibleAfter lists the load ids the compaction kept: those in the branch
@@ -887,7 +889,7 @@ export default function skillLifecycle(pi: Pi) {
 		if (!side.available && !side.init) return;
 		const messages: any[] = Array.isArray(event?.messages) ? event.messages : [];
 		const base = String(safe(() => ctx.getSystemPrompt?.()) ?? "").length;
-		const { loads, where, total } = findLoads(messages, side.skills, ctx.cwd, base);
+		const { loads, where, total, previous: previousSize } = findLoads(messages, side.skills, ctx.cwd, base);
 		const now = Date.now();
 		// The time since the previous request: this process's last one, else
 		// the last assistant message on the branch (a resumed session).
@@ -912,7 +914,7 @@ export default function skillLifecycle(pi: Pi) {
 		cacheWarmed = false;
 		const res = await side.request<BeforeRequestResult>(
 			"before_request",
-			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, modelChanged, total, previousUsage },
+			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, modelChanged, total, previousUsage, previousSize },
 			ctx,
 		);
 		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;

@@ -68,6 +68,10 @@ type BeforeRequestParams struct {
 	// previous request (Pi: the last assistant message's usage), from
 	// which the engine learns whether a pause left the cache cold.
 	PreviousUsage *UsageParams `json:"previousUsage,omitempty"`
+	// PreviousSize is the offset of the previous response in this request
+	// without any replacement (what the previous request held), in the
+	// units of Total; 0: unknown.
+	PreviousSize int64 `json:"previousSize,omitempty"`
 }
 
 // UsageParams is a provider's token usage for one request, as the host
@@ -433,6 +437,16 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 		r.Bodies = append(r.Bodies, lifecycle.BodyPosition{ID: l.ID, Offset: off, Size: size})
 	}
 	r.Total = max(p.Total-shift, 0)
+	if p.PreviousSize > 0 && p.PreviousSize <= p.Total {
+		// Less what the bodies archived before it save.
+		cut := p.PreviousSize
+		for _, l := range p.Loads {
+			if ph, ok := archived[l.ID]; ok && l.Offset+l.Size <= p.PreviousSize {
+				cut -= max(l.Size-int64(len(ph)), 0)
+			}
+		}
+		r.PreviousSize = max(cut, 0)
+	}
 	if changed > 0 {
 		r.ChangedFrom = changed
 	}

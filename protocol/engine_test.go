@@ -499,6 +499,19 @@ func TestRequestOf(t *testing.T) {
 			p:    BeforeRequestParams{SincePreviousMs: -5, Total: 800, ChangedFrom: 40, Loads: []LoadRef{{ID: "a", Size: 300, Offset: 200}}},
 			want: lifecycle.Request{CharsPerUnit: 1, Total: 800, ChangedFrom: 40, Bodies: []lifecycle.BodyPosition{{ID: "a", Offset: 200, Size: 300}}},
 		},
+		{
+			name: "the previous usage and size: an archived body before it shrinks the size",
+			p: BeforeRequestParams{Total: 3000, PreviousSize: 2500, PreviousUsage: &UsageParams{Input: 10.5, CacheRead: 400, CacheWrite: 300},
+				Loads: []LoadRef{{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 2600}}},
+			archived: map[string]string{"a": ph, "b": ph},
+			want: lifecycle.Request{CharsPerUnit: 1, Total: 1700, PreviousSize: 1600, PreviousUsage: &rules.Usage{Input: 10, CacheRead: 400, CacheWrite: 300},
+				Bodies: []lifecycle.BodyPosition{{ID: "a", Offset: 100, Size: 100}, {ID: "b", Offset: 1700, Size: 100}}},
+		},
+		{
+			name: "a size past the request, and a usage with a negative figure, are dropped",
+			p:    BeforeRequestParams{Total: 800, PreviousSize: 900, PreviousUsage: &UsageParams{CacheRead: -1}},
+			want: lifecycle.Request{CharsPerUnit: 1, Total: 800},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -189,14 +189,17 @@ type Provider struct {
 	log     *os.File
 	unknown []string
 	ttl     time.Duration
+	clock   func(time.Time) time.Time
 }
 
 // ExpireCache makes the provider's prompt cache expire: a request more than
 // ttl after the previous one reports no cached tokens, as a provider's
-// cache lifetime does. By default the cache never expires.
-func (p *Provider) ExpireCache(ttl time.Duration) {
+// cache lifetime does. clock, when not nil, maps a request's arrival time
+// to the time the lifetime is measured on (a virtual timeline). By default
+// the cache never expires.
+func (p *Provider) ExpireCache(ttl time.Duration, clock func(time.Time) time.Time) {
 	p.mu.Lock()
-	p.ttl = ttl
+	p.ttl, p.clock = ttl, clock
 	p.mu.Unlock()
 }
 
@@ -308,10 +311,14 @@ func (p *Provider) handle(w http.ResponseWriter, r *http.Request) {
 	req.Index = len(p.reqs)
 	script := p.script
 	prev := p.prevS
-	if p.ttl > 0 && !p.prevT.IsZero() && arrived.Sub(p.prevT) > p.ttl {
+	at := arrived
+	if p.clock != nil {
+		at = p.clock(arrived)
+	}
+	if p.ttl > 0 && !p.prevT.IsZero() && at.Sub(p.prevT) > p.ttl {
 		prev = "" // the cache expired
 	}
-	p.prevS, p.prevT = s, arrived
+	p.prevS, p.prevT = s, at
 	p.reqs = append(p.reqs, req)
 	p.mu.Unlock()
 
