@@ -143,6 +143,13 @@ func (a *agent) startTurn(i int, offset time.Duration) {
 	a.turn, a.cursor, a.offset = i, 0, offset
 }
 
+// currentOffset is the virtual clock offset of the current Pi run.
+func (a *agent) currentOffset() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.offset
+}
+
 // endTurn reports steps the run left undone.
 func (a *agent) endTurn() error {
 	a.mu.Lock()

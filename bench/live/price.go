@@ -41,9 +41,10 @@ type Figures struct {
 	ComebackReloads  int      `json:"comebackReloads"` // comebacks that found the body archived
 	Stranded         int      `json:"stranded"`        // comebacks that could not get the body back
 	Problems         []string `json:"problems,omitempty"`
-	// UsageMismatches counts requests whose pricing (no lifetime) differs
-	// from what the provider reported: the two count the same way, so it
-	// must be 0.
+	// UsageMismatches counts requests whose pricing (no lifetime, or the
+	// mode's CacheTTL when the provider expired its cache) differs from
+	// what the provider reported: the two count the same way, so it must
+	// be 0.
 	UsageMismatches int `json:"usageMismatches"`
 }
 
@@ -105,6 +106,10 @@ func Measure(run *Run) Figures {
 	f.Requests = len(run.Requests)
 	m0 := pricing.NewMeter(pricing.Options{CharsPerToken: 4})
 	m5 := pricing.NewMeter(pricing.Options{CharsPerToken: 4, TTL: CacheTTL})
+	var mw *pricing.Meter // the provider's own lifetime, when it has one
+	if run.Mode.CacheTTL > 0 {
+		mw = pricing.NewMeter(pricing.Options{CharsPerToken: 4, TTL: run.Mode.CacheTTL})
+	}
 	for i, r := range run.Requests {
 		req := func() pricing.Request {
 			return pricing.Request{Time: r.VTime, Provider: e2e.ProviderName, Model: r.Model,
@@ -112,7 +117,12 @@ func Measure(run *Run) Figures {
 		}
 		c := m0.Price(req())
 		m5.Price(req())
-		if c.PromptTokens != r.Usage.PromptTokens || c.CacheReadTokens != r.Usage.CachedTokens {
+		cu := c
+		if mw != nil {
+			// The provider's cache expired on the virtual timeline.
+			cu = mw.Price(req())
+		}
+		if cu.PromptTokens != r.Usage.PromptTokens || cu.CacheReadTokens != r.Usage.CachedTokens {
 			f.UsageMismatches++
 		}
 		f.PromptChars += r.Chars

@@ -22,7 +22,27 @@ type Mode struct {
 	Name   string `json:"name"`
 	Bridge bool   `json:"bridge"`
 	Config string `json:"config,omitempty"`
+	// CacheTTL, when set, is the scripted provider's cache lifetime on the
+	// virtual timeline: a request more than CacheTTL after the previous
+	// one is reported with no cached tokens, so the bridge sees the usage
+	// of a provider with that lifetime. 0: the cache never expires. Only
+	// the pricing under the same lifetime describes such a run.
+	CacheTTL time.Duration `json:"cacheTTL,omitempty"`
 }
+
+// Strategy is the name of the replay strategy that predicts the mode: the
+// mode's own name for a named configuration, else "defaults".
+func (m Mode) Strategy() string {
+	if m.Config == "" {
+		return "defaults"
+	}
+	return m.Name
+}
+
+// DefaultsWorld5m is the mode of the bridge's defaults against a provider
+// whose cache expires after CacheTTL: the run that the 5-minute column of
+// the defaults comes from.
+const DefaultsWorld5m = "defaults-5m"
 
 // NoExtension is the baseline mode.
 const NoExtension = "none"
@@ -33,6 +53,7 @@ func Modes() []Mode {
 	return []Mode{
 		{Name: NoExtension},
 		{Name: "defaults", Bridge: true},
+		{Name: DefaultsWorld5m, Bridge: true, CacheTTL: CacheTTL},
 		{Name: "relevance-only", Bridge: true, Config: `{"cacheAware": {"enabled": false}}`},
 		{Name: "cache-aware", Bridge: true, Config: `{"cacheAware": {"enabled": true}}`},
 	}
@@ -85,6 +106,9 @@ func RunScenario(t testing.TB, sc Scenario, m Mode, o Options) *Run {
 		t.Fatal(err)
 	}
 	prov := e2e.NewProvider(t, ag.script)
+	if m.CacheTTL > 0 {
+		prov.ExpireCache(m.CacheTTL, func(at time.Time) time.Time { return at.Add(ag.currentOffset()) })
+	}
 	env := e2e.NewEnv(t, e2e.Pi16(t), prov)
 	for _, p := range packs {
 		env.CopyPack(t, p)
