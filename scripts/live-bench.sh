@@ -12,7 +12,10 @@
 # --keep    keep Pi's sessions and the request logs (with virtual times) in DIR.
 # --scenario, --modes  run a subset (the no-extension baseline always runs).
 # --config  one more mode, NAME, running the bridge with FILE as its
-#           skill-lifecycle.json (repeatable; --modes may name it).
+#           skill-lifecycle.json (repeatable; --modes may name it). A NAME
+#           ending in -5m runs against a provider whose cache expires after
+#           5 virtual minutes, as the defaults-5m mode does: its "cost % 5m"
+#           is then what the bridge decides on that provider's usage.
 # It fails (exit 1) when the harness misbehaves or a skill the agent came back
 # to was left archived without a way to load it again; the cost targets are
 # reported, not enforced. At most two Pi processes run at a time.
@@ -32,7 +35,7 @@ while [ $# -gt 0 ]; do
     --modes=*) modes=${1#--modes=} ;;
     --config) confs+=(-live.config "$2"); shift ;;
     --config=*) confs+=(-live.config "${1#--config=}") ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -11,11 +11,13 @@ import (
 )
 
 // configFlags is -live.config NAME=FILE, repeatable: one more bridge mode
-// per flag, named NAME, with FILE as its skill-lifecycle.json.
+// per flag, named NAME, with FILE as its skill-lifecycle.json. A NAME that
+// ends in "-5m" runs against a provider whose cache expires after
+// CacheTTL (Mode.CacheTTL), as defaults-5m does.
 type configFlags []Mode
 
 func init() {
-	flag.Var(&flagConfs, "live.config", "NAME=FILE: also run the bridge with FILE as skill-lifecycle.json, as mode NAME (repeatable)")
+	flag.Var(&flagConfs, "live.config", "NAME=FILE: also run the bridge with FILE as skill-lifecycle.json, as mode NAME (repeatable; a NAME ending in -5m runs against a provider whose cache expires after 5 minutes)")
 }
 
 func (c *configFlags) String() string {
@@ -47,6 +49,11 @@ func (c *configFlags) Set(v string) error {
 	if !json.Valid(b) {
 		return fmt.Errorf("%s: not valid JSON", file)
 	}
-	*c = append(*c, Mode{Name: name, Bridge: true, Config: string(b)})
+	m := Mode{Name: name, Bridge: true, Config: string(b)}
+	if strings.HasSuffix(name, "-5m") {
+		// Against a provider whose cache expires, as defaults-5m.
+		m.CacheTTL = CacheTTL
+	}
+	*c = append(*c, m)
 	return nil
 }
