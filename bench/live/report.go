@@ -299,8 +299,16 @@ func (rep *Report) Table() string {
 	var b bytes.Buffer
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "scenario\tmode\treq\tcost %\tcost % 5m\tpeak %\tbreaks\tlost chars\tloads\treloads\tcomebacks (reloaded)\tstranded\treplay %\treplay gap\treplay gap 5m\trecorded gap\t")
+	// A mode run against a provider whose cache expires is described only
+	// by the pricing under that lifetime: its decisions followed that
+	// provider's usage, so its cost without a lifetime is not shown.
+	world := map[string]bool{}
+	for _, m := range rep.Modes {
+		world[m.Name] = m.CacheTTL > 0
+	}
 	row := func(r Row) {
 		rp, g0, g5, rg := "", "", "", ""
+		c0 := fmt.Sprintf("%.1f", r.CostPct)
 		if c := r.Replay; c != nil {
 			if c.Err != "" {
 				rp = "error"
@@ -313,8 +321,11 @@ func (rep *Report) Table() string {
 				}
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
-			r.CostPct, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5, rg)
+		if world[r.Mode] {
+			c0, g0 = "-", "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
+			c0, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5, rg)
 	}
 	for _, r := range rep.Rows {
 		row(r)
