@@ -557,6 +557,43 @@ func TestModelCache(t *testing.T) {
 	}
 }
 
+// rpcStep is one call of a scripted conversation with the sidecar.
+type rpcStep struct {
+	method string
+	params any
+}
+
+// startConfigured starts a sidecar whose agent folder holds cfg as
+// skill-lifecycle.json, and initializes it with the pack's skills and p's
+// models (the rest of p is filled in).
+func startConfigured(t *testing.T, cfg string, p InitializeParams) *harness {
+	t.Helper()
+	h := startServer(t)
+	cwd := t.TempDir()
+	agent := filepath.Join(cwd, "agent")
+	if err := os.MkdirAll(agent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agent, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.ProtocolVersion, p.Cwd, p.AgentDir, p.Trusted, p.Skills = Version, cwd, agent, ptrTrue(), packSkills(t)
+	if err := h.call(MethodInitialize, p, &InitializeResult{}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return h
+}
+
+// run makes the calls in order, failing the test at the first error.
+func (h *harness) run(t *testing.T, steps []rpcStep) {
+	t.Helper()
+	for _, s := range steps {
+		if err := h.call(s.method, s.params, nil); err != nil {
+			t.Fatalf("%s: %v", s.method, err)
+		}
+	}
+}
+
 // TestModelPricesReachTheEngine: the same due body, at the head of a long
 // request with a warm cache, stays under a model with Anthropic's cache
 // prices (the rewrite costs more than it saves) and goes under one whose
@@ -572,42 +609,21 @@ func TestModelPricesReachTheEngine(t *testing.T) {
 		{"no cache discount: archived", 3, 3, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := startServer(t)
-			cwd := t.TempDir()
-			agent := filepath.Join(cwd, "agent")
-			if err := os.MkdirAll(agent, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			cfg := `{"minKeep": 0, "cacheAware": {"comebackBase": 0, "comebackLikely": 0, "maxDueShare": 1000}}`
-			if err := os.WriteFile(filepath.Join(agent, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: agent, Trusted: ptrTrue(), Skills: packSkills(t),
-				Models:       []HostModel{{Provider: "p", ID: "m", Input: f(3), Output: f(15), CacheRead: f(c.read), CacheWrite: f(c.write)}},
-				CurrentModel: &ModelRef{Provider: "p", ID: "m"}}
-			if err := h.call(MethodInitialize, p, &InitializeResult{}); err != nil {
-				t.Fatalf("initialize: %v", err)
-			}
+			h := startConfigured(t, `{"minKeep": 0, "cacheAware": {"comebackBase": 0, "comebackLikely": 0, "maxDueShare": 1000}}`,
+				InitializeParams{Models: []HostModel{{Provider: "p", ID: "m", Input: f(3), Output: f(15), CacheRead: f(c.read), CacheWrite: f(c.write)}},
+					CurrentModel: &ModelRef{Provider: "p", ID: "m"}})
 			load := func(total int64) BeforeRequestParams {
 				return BeforeRequestParams{Total: total, SincePreviousMs: 1000,
 					Loads: []LoadRef{{ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Size: 4000, Offset: 1000}}}
 			}
-			steps := []struct {
-				method string
-				params any
-			}{
+			h.run(t, []rpcStep{
 				{MethodUserPrompt, UserPromptParams{Text: "add a migration that creates an index on users.email in Postgres"}},
 				{MethodRunStart, struct{}{}},
 				{MethodBeforeRequest, load(20000)},
 				{MethodRunEnd, struct{}{}},
 				{MethodUserPrompt, UserPromptParams{Text: "write the release notes and changelog for version 2.3 from the merged pull requests"}},
 				{MethodRunStart, struct{}{}},
-			}
-			for _, s := range steps {
-				if err := h.call(s.method, s.params, nil); err != nil {
-					t.Fatalf("%s: %v", s.method, err)
-				}
-			}
+			})
 			var br BeforeRequestResult
 			if err := h.call(MethodBeforeRequest, load(60000), &br); err != nil {
 				t.Fatal(err)
@@ -637,28 +653,12 @@ func TestUsageReachesTheEngine(t *testing.T) {
 		{"a negative figure is no usage: kept", &UsageParams{Input: -5, CacheWrite: 19900}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := startServer(t)
-			cwd := t.TempDir()
-			agent := filepath.Join(cwd, "agent")
-			if err := os.MkdirAll(agent, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			cfg := `{"minKeep": 0, "cacheAware": {"comebackBase": 0, "comebackLikely": 0, "maxDueShare": 1000, "coldConfidence": 0}}`
-			if err := os.WriteFile(filepath.Join(agent, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: agent, Trusted: ptrTrue(), Skills: packSkills(t)}
-			if err := h.call(MethodInitialize, p, &InitializeResult{}); err != nil {
-				t.Fatalf("initialize: %v", err)
-			}
+			h := startConfigured(t, `{"minKeep": 0, "cacheAware": {"comebackBase": 0, "comebackLikely": 0, "maxDueShare": 1000, "coldConfidence": 0}}`, InitializeParams{})
 			req := func(sinceMs int64, u *UsageParams) BeforeRequestParams {
 				return BeforeRequestParams{Total: 80000, SincePreviousMs: sinceMs, PreviousUsage: u,
 					Loads: []LoadRef{{ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Size: 4000, Offset: 1000}}}
 			}
-			steps := []struct {
-				method string
-				params any
-			}{
+			h.run(t, []rpcStep{
 				{MethodUserPrompt, UserPromptParams{Text: "add a migration that creates an index on users.email in Postgres"}},
 				{MethodRunStart, struct{}{}},
 				{MethodBeforeRequest, req(0, nil)},
@@ -669,12 +669,7 @@ func TestUsageReachesTheEngine(t *testing.T) {
 				{MethodUserPrompt, UserPromptParams{Text: "write the release notes and changelog for version 2.3 from the merged pull requests"}},
 				{MethodRunStart, struct{}{}},
 				{MethodBeforeRequest, req(1000, warm)},
-			}
-			for _, s := range steps {
-				if err := h.call(s.method, s.params, nil); err != nil {
-					t.Fatalf("%s: %v", s.method, err)
-				}
-			}
+			})
 			var br BeforeRequestResult
 			if err := h.call(MethodBeforeRequest, req(400000, warm), &br); err != nil {
 				t.Fatal(err)

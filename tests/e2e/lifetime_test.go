@@ -100,31 +100,14 @@ func TestLearnedLifetime(t *testing.T) {
 			if after.UserTurn != 2 || after.Step != 1 {
 				t.Fatalf("request %d is turn %d step %d, want turn 2 step 1", second, after.UserTurn, after.Step)
 			}
-			sess := MustReadSession(t, res.SessionFile)
-			var archives []map[string]any
-			for _, r := range records(t, sess) {
-				if r["action"] == "archive" && r["skill"] == "trace-failing-request" {
-					archives = append(archives, r)
-				}
-			}
+			archives := traceArchives(t, MustReadSession(t, res.SessionFile))
 			if !tc.learn {
 				if CountInMessages(after, bodyTrace) != 1 || len(archives) != 0 {
 					t.Errorf("without learning: %s, archives %v; want the body kept", present(after, bodyTrace), archives)
 				}
 				return
 			}
-			if CountInMessages(after, bodyTrace) != 0 || CountInMessages(after, warmPlaceholder) != 1 {
-				t.Errorf("after the second pause: %s, placeholder=%d; want the body archived",
-					present(after, bodyTrace), CountInMessages(after, warmPlaceholder))
-			}
-			if len(archives) != 1 {
-				t.Fatalf("archive records for trace-failing-request: %v, want one", archives)
-			}
-			timing, _ := archives[0]["timing"].(map[string]any)
-			text, _ := timing["text"].(string)
-			if timing["code"] != "cache-cold" || !strings.Contains(text, "earlier in this session confirmed") {
-				t.Errorf("archive timing = %v, want code cache-cold naming the pause that confirmed the lifetime", timing)
-			}
+			checkColdArchive(t, after, archives, "earlier in this session confirmed")
 		})
 	}
 }

@@ -240,12 +240,7 @@ func TestCacheWarmingDecision(t *testing.T) {
 				t.Fatalf("Pi sent %d cache refreshes, want none", len(refreshes))
 			}
 
-			var archives []map[string]any
-			for _, r := range records(t, sess) {
-				if r["action"] == "archive" && r["skill"] == "trace-failing-request" {
-					archives = append(archives, r)
-				}
-			}
+			archives := traceArchives(t, sess)
 			if tc.coldWhy == "" {
 				if CountInMessages(after, bodyTrace) != 1 || CountInMessages(after, warmPlaceholder) != 0 {
 					t.Errorf("after the pause: %s, placeholder=%d; want the body kept (kept warm, or within the model's lifetime)",
@@ -256,18 +251,39 @@ func TestCacheWarmingDecision(t *testing.T) {
 				}
 				return
 			}
-			if CountInMessages(after, bodyTrace) != 0 || CountInMessages(after, warmPlaceholder) != 1 {
-				t.Errorf("after the pause: %s, placeholder=%d; want the body archived",
-					present(after, bodyTrace), CountInMessages(after, warmPlaceholder))
-			}
-			if len(archives) != 1 {
-				t.Fatalf("archive records for trace-failing-request: %v, want one", archives)
-			}
-			timing, _ := archives[0]["timing"].(map[string]any)
-			text, _ := timing["text"].(string)
-			if timing["code"] != "cache-cold" || !strings.Contains(text, tc.coldWhy) {
-				t.Errorf("archive timing = %v, want code cache-cold with %q", timing, tc.coldWhy)
-			}
+			checkColdArchive(t, after, archives, tc.coldWhy)
 		})
+	}
+}
+
+// traceArchives returns the session's archive records of
+// trace-failing-request.
+func traceArchives(t *testing.T, sess *Session) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, r := range records(t, sess) {
+		if r["action"] == "archive" && r["skill"] == "trace-failing-request" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkColdArchive asserts that request after carries the placeholder of
+// trace-failing-request instead of its body, archived once (archives) as
+// a cold cache for a reason that contains why.
+func checkColdArchive(t *testing.T, after *Request, archives []map[string]any, why string) {
+	t.Helper()
+	if CountInMessages(after, bodyTrace) != 0 || CountInMessages(after, warmPlaceholder) != 1 {
+		t.Errorf("after the pause: %s, placeholder=%d; want the body archived",
+			present(after, bodyTrace), CountInMessages(after, warmPlaceholder))
+	}
+	if len(archives) != 1 {
+		t.Fatalf("archive records for trace-failing-request: %v, want one", archives)
+	}
+	timing, _ := archives[0]["timing"].(map[string]any)
+	text, _ := timing["text"].(string)
+	if timing["code"] != "cache-cold" || !strings.Contains(text, why) {
+		t.Errorf("archive timing = %v, want code cache-cold with %q", timing, why)
 	}
 }
