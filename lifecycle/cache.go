@@ -69,8 +69,7 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	} else if prev == 0 {
 		prev = r.PreviousSize // the first request this engine sees
 	}
-	cfg, _ := e.cfg.CacheAware.ForModel(r.Cache)
-	e.last = lastRequest{pause: r.SincePrevious, ttl: cfg.TTL(), total: r.Total}
+	e.last = lastRequest{pause: r.SincePrevious, ttl: e.cfg.CacheAware.TTLFor(r.Cache), total: r.Total}
 	if r.SincePrevious <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || r.CacheWarm || r.ModelChanged {
 		return
 	}

@@ -939,7 +939,8 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 	var prevSegs, prevTail []pricing.Segment
 	prevLen, number, compactions := 0, 0, 0
 	recorded := 0 // recorded requests priced so far
-	var prevUsage *rules.Usage
+	var prevUsage rules.Usage // the usage replay priced for the previous request
+	havePrevUsage := false
 	price := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
 		key := provider + "/" + model
 		info := requestInfo{Number: number + 1, ModelChanged: prevModel != "" && key != prevModel,
@@ -980,8 +981,8 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		// The usage the provider reported for the previous request is
 		// replay's own pricing of it: what a provider with this lifetime
 		// would have said.
-		if prevUsage != nil {
-			u := *prevUsage
+		if havePrevUsage {
+			u := prevUsage
 			req.PreviousUsage = &u
 		}
 		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: req})
@@ -1000,7 +1001,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 			*series = append(*series, Point{Branch: branchIdx, Seq: b.seq0 + recorded, Tokens: c.PromptTokens, Time: t})
 		}
 		prevT, prevModel = t, key
-		prevUsage = &rules.Usage{CacheRead: int64(c.CacheReadTokens), CacheWrite: int64(c.CacheWriteTokens)}
+		prevUsage, havePrevUsage = rules.Usage{CacheRead: int64(c.CacheReadTokens), CacheWrite: int64(c.CacheWriteTokens)}, true
 		prevSegs, prevTail, prevLen = segs, tail, c.PromptChars
 		number, compactions = info.Number, cb.Compactions
 	}

@@ -148,6 +148,15 @@ func (c CacheAware) ForModel(m *ModelCache) (CacheAware, string) {
 	return c, name + ": " + strings.Join(parts, ", ")
 }
 
+// TTLFor is the cache lifetime that applies to a request to the model m:
+// ForModel's, without building its note.
+func (c CacheAware) TTLFor(m *ModelCache) time.Duration {
+	if c.FromModel && m != nil && m.TTLSeconds > 0 {
+		c.CacheTTLSeconds = m.TTLSeconds
+	}
+	return c.TTL()
+}
+
 // DefaultCacheAware is the `cacheAware` option when no file sets it.
 func DefaultCacheAware() CacheAware {
 	return CacheAware{

@@ -133,3 +133,17 @@ func TestParseLearnFromUsage(t *testing.T) {
 		t.Errorf("a string for learnFromUsage: %v, want an error naming cacheAware.learnFromUsage", diags)
 	}
 }
+
+func TestTTLFor(t *testing.T) {
+	c := DefaultCacheAware()
+	for _, m := range []*ModelCache{nil, {}, {ReadPrice: 0.5, WritePrice: 1}, {TTLSeconds: 3600}} {
+		got, _ := c.ForModel(m)
+		if c.TTLFor(m) != got.TTL() {
+			t.Errorf("TTLFor(%+v) = %v, ForModel's lifetime %v", m, c.TTLFor(m), got.TTL())
+		}
+	}
+	c.FromModel = false
+	if got := c.TTLFor(&ModelCache{TTLSeconds: 3600}); got != 5*time.Minute {
+		t.Errorf("fromModel off: TTLFor = %v, want the file's 5m", got)
+	}
+}
