@@ -938,7 +938,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 	}
 	var prevSegs, prevTail []pricing.Segment
 	prevLen, number, compactions := 0, 0, 0
-	recorded := 0 // recorded requests priced so far
+	recorded := 0             // recorded requests priced so far
 	var prevUsage rules.Usage // the usage replay priced for the previous request
 	havePrevUsage := false
 	price := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
