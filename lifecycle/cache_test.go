@@ -516,4 +516,7 @@ func TestLifetimeSurvivesARestart(t *testing.T) {
 	if probs := e.Restore([]Record{{V: RecordVersion, Action: ActCacheLifetime}}); len(probs) != 1 || !strings.Contains(probs[0].Message, "cacheLifetime") {
 		t.Errorf("restore of an empty cache-lifetime record: %v", probs)
 	}
+	if probs := e.Restore([]Record{{V: RecordVersion, Action: ActCacheLifetime, CacheLifetime: &rules.Lifetime{WarmUpTo: -1}}}); len(probs) != 1 || !strings.Contains(probs[0].Message, "negative") {
+		t.Errorf("restore of a negative cache-lifetime record: %v", probs)
+	}
 }

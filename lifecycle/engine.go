@@ -660,6 +660,10 @@ func (e *Engine) Restore(records []Record) []Problem {
 				bad(i, "cache-lifetime record without cacheLifetime")
 				continue
 			}
+			if l := r.CacheLifetime; l.WarmUpTo < 0 || l.ColdFrom < 0 {
+				bad(i, "cache-lifetime record with a negative pause (warmUpTo %d, coldFrom %d); ignored", l.WarmUpTo, l.ColdFrom)
+				continue
+			}
 			e.life = *r.CacheLifetime
 		case ActModel, ActModelRestore, ActModelReport, ActModelNote:
 			// Shown to the user; the state they led to is in model-state.

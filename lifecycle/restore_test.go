@@ -263,6 +263,7 @@ func TestRestoreReplacesState(t *testing.T) {
 func FuzzRestore(f *testing.F) {
 	f.Add([]byte(`{"v":1,"action":"load","id":"a","skill":"eda","run":1}` + "\n" + `{"v":1,"action":"archive","id":"a"}`))
 	f.Add([]byte(`{"v":1,"action":"topic","topic":[]}` + "\n" + `{"v":9,"action":"enabled"}`))
+	f.Add([]byte(`{"v":1,"action":"cache-lifetime","cacheLifetime":{"warmUpTo":-5,"coldFrom":360000000000,"reports":true}}` + "\n" + `{"v":1,"action":"cache-lifetime"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []Record
 		for _, line := range strings.Split(string(data), "\n") {

@@ -94,6 +94,8 @@ func FuzzServe(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"skill/load","params":{"name":"go-tests"}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"before_request","params":{"loads":[{"id":"c1","skill":"go-tests","kind":"tool","size":100}]}}`,
+		`{"jsonrpc":"2.0","id":21,"method":"before_request","params":{"total":5000,"sincePreviousMs":400000,"previousSize":4000,"previousUsage":{"input":1e308,"cacheRead":-3,"cacheWrite":"x"},"loads":[{"id":"c1","skill":"go-tests","kind":"tool","size":100,"offset":50}]}}`,
+		`{"jsonrpc":"2.0","id":22,"method":"before_request","params":{"total":5000,"previousSize":9000,"previousUsage":{"input":10,"cacheRead":4000.5,"cacheWrite":0},"loads":[]}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"user_prompt","params":{"text":"write a migration"}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tool_call","params":{"toolName":"bash","input":{"command":"cat ../go-tests/SKILL.md"}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"command","params":{"name":"skills-explain","args":"add a test"}}`,
