@@ -271,6 +271,10 @@ func (e *Engine) archiveDue(i int, t rules.Timing) Decision {
 	return d
 }
 
+// CacheLifetime is what the session has learned of the provider's cache
+// lifetime from its usage (cacheAware.learnFromUsage).
+func (e *Engine) CacheLifetime() rules.Lifetime { return e.life }
+
 // Deferred returns, for each body the last request kept although it is
 // due for archive, why: "kept for now: archiving now would cost X and
 // save Y…" with the figures (rules.Timing).

@@ -140,6 +140,9 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 		}
 		fmt.Fprintf(&b, "  %d. %s %.2f (%s)\n", i+1, r.Skill, r.Score, strings.Join(r.Terms, ", "))
 	}
+	if l := eng.CacheLifetime().Describe(); l != "" {
+		fmt.Fprintf(&b, "Cache lifetime, from the provider's usage in this session: %s.\n", l)
+	}
 	if len(eng.Loaded()) == 0 {
 		b.WriteString("No skill body is loaded now.")
 		return CommandResult{Text: b.String(), Level: "info"}, nil

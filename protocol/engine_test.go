@@ -677,6 +677,14 @@ func TestUsageReachesTheEngine(t *testing.T) {
 			if got := len(br.Archive) == 1; got != c.archived {
 				t.Errorf("archived %v (%+v), want %v", got, br.Archive, c.archived)
 			}
+			// /skills-explain says what was learned.
+			var ex CommandResult
+			if err := h.call(MethodCommand, CommandParams{Name: "skills-explain", Args: "write the release notes"}, &ex); err != nil {
+				t.Fatal(err)
+			}
+			if learned := strings.Contains(ex.Text, "a pause of 6m40s found it cold"); learned != c.archived {
+				t.Errorf("skills-explain says the pause found the cache cold: %v, want %v:\n%s", learned, c.archived, ex.Text)
+			}
 		})
 	}
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -114,4 +115,16 @@ func (l Lifetime) Judge(d, ttl time.Duration) (known, cold bool, why string) {
 		return true, true, fmt.Sprintf("%s since the previous request, more than the cache lifetime of %gs, which a pause of %s earlier in this session confirmed", d.Round(time.Second), ttl.Seconds(), l.ColdFrom.Round(time.Second))
 	}
 	return false, false, ""
+}
+
+// Describe says what was learned, for the user ("" when nothing was).
+func (l Lifetime) Describe() string {
+	var parts []string
+	if l.WarmUpTo > 0 {
+		parts = append(parts, fmt.Sprintf("the cache was still warm after a pause of %s", l.WarmUpTo.Round(time.Second)))
+	}
+	if l.ColdFrom > 0 {
+		parts = append(parts, fmt.Sprintf("a pause of %s found it cold", l.ColdFrom.Round(time.Second)))
+	}
+	return strings.Join(parts, "; ")
 }
