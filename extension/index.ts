@@ -779,6 +779,7 @@ export default function skillLifecycle(pi: Pi) {
 	let lastModel = "";
 	let cacheCold = false;
 	let cacheWarmed = false; // Pi refreshed the cache since the previous request
+	let lastWarmAt = 0; // when Pi last decided to refresh it
 
 	try {
 		pi.registerFlag?.("skill-lifecycle-bin", { type: "string", description: "Path of the skill-lifecycle binary" });
@@ -910,11 +911,14 @@ export default function skillLifecycle(pi: Pi) {
 		lastModel = model;
 		const cold = cacheCold; // a compaction, or warming stopped
 		const warm = cacheWarmed && !cold; // Pi refreshed the cache during the pause
+		// Pi stops refreshing without an event after 30 idle minutes: the
+		// sidecar weighs how old the last refresh is.
+		const sinceWarmedMs = warm ? Math.max(1, now - lastWarmAt) : 0;
 		cacheCold = false;
 		cacheWarmed = false;
 		const res = await side.request<BeforeRequestResult>(
 			"before_request",
-			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, modelChanged, total, previousUsage, previousSize },
+			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, sinceWarmedMs, modelChanged, total, previousUsage, previousSize },
 			ctx,
 		);
 		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;
@@ -974,7 +978,10 @@ export default function skillLifecycle(pi: Pi) {
 		if (event?.action === "stop") {
 			cacheCold = true;
 			cacheWarmed = false;
-		} else if (event?.action === "warm") cacheWarmed = true;
+		} else if (event?.action === "warm") {
+			cacheWarmed = true;
+			lastWarmAt = Date.now();
+		}
 	});
 
 	pi.on("model_select", async (event: any, ctx: Ctx) => {

@@ -69,8 +69,12 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	} else if prev == 0 {
 		prev = r.PreviousSize // the first request this engine sees
 	}
-	e.last = lastRequest{pause: r.SincePrevious, ttl: e.cfg.CacheAware.TTLFor(r.Cache), total: r.Total}
-	if r.SincePrevious <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || r.CacheWarm || r.ModelChanged {
+	ttl := e.cfg.CacheAware.TTLFor(r.Cache)
+	e.last = lastRequest{pause: pauseOf(r), ttl: ttl, total: r.Total}
+	// A refresh that was still fresh kept the cache warm: that says
+	// nothing of the lifetime.
+	freshWarm := r.CacheWarm && !(ttl > 0 && r.SinceWarmed > ttl)
+	if e.last.pause <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || freshWarm || r.ModelChanged {
 		return
 	}
 	cut := min(r.Total, prev)
@@ -153,6 +157,16 @@ func withNote(ts []rules.Timing, note string) []rules.Timing {
 	return ts
 }
 
+// pauseOf is how long the cache has gone untouched before r: since the
+// host's last refresh when it refreshed during the pause, else since the
+// previous request.
+func pauseOf(r Request) time.Duration {
+	if r.CacheWarm && r.SinceWarmed > 0 {
+		return r.SinceWarmed
+	}
+	return r.SincePrevious
+}
+
 // joinNote adds b to the note a of a request's verdicts.
 func joinNote(a, b string) string {
 	if a == "" {
@@ -175,17 +189,22 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		c.Cold, c.ColdWhy = true, "the host reports it cold"
 	case r.ModelChanged:
 		c.Cold, c.ColdWhy = true, "the model changed since the previous request"
-	case r.CacheWarm:
+	case r.CacheWarm && !(ttl > 0 && r.SinceWarmed > ttl):
 		// The host refreshed the cache during the pause: it is warm
 		// whatever the lifetime says.
-	case ttl > 0 && r.SincePrevious > ttl:
+	case ttl > 0 && pauseOf(r) > ttl:
+		pause := pauseOf(r)
 		known, cold, why := false, false, ""
 		if cfg.LearnFromUsage {
-			known, cold, why = e.life.Judge(r.SincePrevious, ttl)
+			known, cold, why = e.life.Judge(pause, ttl)
+		}
+		since := "since the previous request"
+		if r.CacheWarm {
+			since = "since the host last refreshed the cache"
 		}
 		switch {
 		case !known:
-			c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s since the previous request, more than the cache lifetime of %gs", r.SincePrevious.Round(1e9), cfg.CacheTTLSeconds)
+			c.ColdChance, c.ColdWhy = cfg.ColdConfidence, fmt.Sprintf("%s %s, more than the cache lifetime of %gs", pause.Round(1e9), since, cfg.CacheTTLSeconds)
 		case cold:
 			c.Cold, c.ColdWhy = true, why
 		default:

@@ -39,6 +39,9 @@ func evEnable(on bool) Event { return Event{Type: EvEnable, On: on} }
 func warmed(ev Event) Event   { ev.Request.CacheWarm = true; return ev }
 func reported(ev Event) Event { ev.Request.CacheCold = true; return ev }
 
+// sinceWarmed says when the host last refreshed the cache.
+func sinceWarmed(ev Event, d time.Duration) Event { ev.Request.SinceWarmed = d; return ev }
+
 // priced marks a request as going to a model whose cache the host
 // describes: read and write prices as multiples of its input price, and
 // its declared lifetime (0: not declared).
@@ -102,6 +105,12 @@ func TestCacheAwareEngine(t *testing.T) {
 			[]string{"due a", "archive a cache-cold"}, ""},
 		{"cache-aware: a pause the host kept warm is not cold", true,
 			append(opening, evReq(2, hot, "a", "s"), warmed(evReq(3, cold, "a", "s"))),
+			[]string{"due a"}, "waits for a cold cache"},
+		{"cache-aware: a refresh older than the lifetime no longer keeps it warm", true,
+			append(opening, evReq(2, hot, "a", "s"), sinceWarmed(warmed(evReq(3, 40*time.Minute, "a", "s")), 31*time.Minute)),
+			[]string{"due a", "archive a cache-cold"}, ""},
+		{"cache-aware: a recent refresh keeps it warm", true,
+			append(opening, evReq(2, hot, "a", "s"), sinceWarmed(warmed(evReq(3, 40*time.Minute, "a", "s")), 4*time.Minute)),
 			[]string{"due a"}, "waits for a cold cache"},
 		{"cache-aware: a cold report wins over a warm one", true,
 			append(opening, evReq(2, hot, "a", "s"), reported(warmed(evReq(3, hot, "a", "s")))),

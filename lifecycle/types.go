@@ -160,6 +160,11 @@ type Request struct {
 	// action "warm"), so a pause longer than the cache lifetime does not
 	// make it cold. CacheCold wins when both are set.
 	CacheWarm bool `json:"cacheWarm,omitempty"`
+	// SinceWarmed is, with CacheWarm, the time since the host last
+	// refreshed the cache (0: unknown). Pi stops refreshing without a word
+	// after 30 idle minutes, so a refresh older than the lifetime no
+	// longer keeps the cache warm: the pause then counts from it.
+	SinceWarmed time.Duration `json:"sinceWarmed,omitempty"`
 	// ModelChanged says this request goes to another model than the
 	// previous one (caches are per model: the cache is cold).
 	ModelChanged bool `json:"modelChanged,omitempty"`

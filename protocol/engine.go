@@ -55,6 +55,10 @@ type BeforeRequestParams struct {
 	// request (Pi 1.6's idle refreshes): a long pause is then no sign of a
 	// cold cache.
 	CacheWarm bool `json:"cacheWarm,omitempty"`
+	// SinceWarmedMs is, with cacheWarm, the time since the host's last
+	// refresh (0: unknown): Pi stops refreshing silently after 30 idle
+	// minutes, so an old refresh no longer keeps the cache warm.
+	SinceWarmedMs int64 `json:"sinceWarmedMs,omitempty"`
 	// ModelChanged says this request goes to another model than the
 	// previous one.
 	ModelChanged bool `json:"modelChanged,omitempty"`
@@ -418,6 +422,7 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 		SincePrevious: msDuration(p.SincePreviousMs),
 		CacheCold:     p.CacheCold,
 		CacheWarm:     p.CacheWarm,
+		SinceWarmed:   msDuration(p.SinceWarmedMs),
 		ModelChanged:  p.ModelChanged,
 		CharsPerUnit:  1,
 		PreviousUsage: p.PreviousUsage.usage(),

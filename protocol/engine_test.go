@@ -483,8 +483,8 @@ func TestRequestOf(t *testing.T) {
 		},
 		{
 			name: "a pause the host kept warm",
-			p:    BeforeRequestParams{SincePreviousMs: 600000, CacheWarm: true, Loads: []LoadRef{{ID: "a", Size: 10, Offset: 5}}},
-			want: lifecycle.Request{SincePrevious: 10 * time.Minute, CacheWarm: true, CharsPerUnit: 1},
+			p:    BeforeRequestParams{SincePreviousMs: 600000, CacheWarm: true, SinceWarmedMs: 120000, Loads: []LoadRef{{ID: "a", Size: 10, Offset: 5}}},
+			want: lifecycle.Request{SincePrevious: 10 * time.Minute, CacheWarm: true, SinceWarmed: 2 * time.Minute, CharsPerUnit: 1},
 		},
 		{
 			name: "an archived body moves the later ones back",

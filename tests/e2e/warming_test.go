@@ -29,15 +29,19 @@ const warmLifetime = 12
 // the request) and for the sidecar's lifetime (warmConfig) to pass.
 const warmPause = "sleep 4"
 
-// warmConfig: cache-aware archiving that trusts a 2-second lifetime fully
-// (coldConfidence 1) and counts no comebacks, so a pause longer than 2 s
+// warmConfig: cache-aware archiving that trusts a 3-second lifetime fully
+// (coldConfidence 1) and counts no comebacks, so a pause longer than 3 s
 // archives a due body unless the host says the cache was kept warm. The
 // entry skill is not inferred, so the one loaded skill can become due. The
-// file's lifetime and prices win over the model's (fromModel false).
-const warmConfig = `{"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 2, "coldConfidence": 1, "comebackBase": 0, "comebackLikely": 0, "fromModel": false}}`
+// file's lifetime and prices win over the model's (fromModel false). Pi
+// refreshes about every 2 s during the pause, so its last refresh is less
+// than 3 s old when the pause ends, and the bridge says how old
+// (sinceWarmedMs): the cache kept warm is still warm.
+const warmConfig = `{"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 3, "coldConfidence": 1, "comebackBase": 0, "comebackLikely": 0, "fromModel": false}}`
 
-// warmConfigFromModel is warmConfig with the model's word winning (the
-// default): the model's 12-second lifetime, not the file's 2 seconds.
+// warmConfigFromModel is warmConfig with a 2-second lifetime in the file
+// and the model's word winning (the default): the model's 12-second
+// lifetime, not the file's 2 seconds.
 const warmConfigFromModel = `{"minKeep": 0, "inferEntrySkill": false, "cacheAware": {"enabled": true, "cacheTTLSeconds": 2, "coldConfidence": 1, "comebackBase": 0, "comebackLikely": 0}}`
 
 // warmPlaceholder is the start of the placeholder of an archived trace-failing-request.
@@ -133,7 +137,7 @@ func TestCacheWarmingDecision(t *testing.T) {
 	}{
 		{"warm: the pause is kept warm, the body stays", "streaming", pricey, true, "", warmConfig, false, nil},
 		{"stop: the host reports the cache cold", "streaming", cheap, false, "the host reports it cold", warmConfig, false, nil},
-		{"off: the lifetime decides", "off", pricey, false, "more than the cache lifetime of 2s", warmConfig, false, nil},
+		{"off: the lifetime decides", "off", pricey, false, "more than the cache lifetime of 3s", warmConfig, false, nil},
 		// The bridge passes the model's promptCache: 4 s is within its 12 s.
 		{"off: the model's declared lifetime wins over the file's", "off", pricey, false, "", warmConfigFromModel, false, nil},
 		// The retention tier picks the lifetime: 2 s short, 12 s long.
