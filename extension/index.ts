@@ -778,8 +778,10 @@ export default function skillLifecycle(pi: Pi) {
 	let lastRequest = 0;
 	let lastModel = "";
 	let cacheCold = false;
-	let cacheWarmed = false; // Pi refreshed the cache since the previous request
-	let lastWarmAt = 0; // when Pi last decided to refresh it
+	// Pi's warming since the previous request: "warm" (it refreshed the
+	// cache), "stopped" (it decided to stop keeping it warm) or "".
+	let warming: "" | "warm" | "stopped" = "";
+	let lastWarmAt = 0; // when Pi last decided to refresh it, in this pause (0: not)
 
 	try {
 		pi.registerFlag?.("skill-lifecycle-bin", { type: "string", description: "Path of the skill-lifecycle binary" });
@@ -909,16 +911,30 @@ export default function skillLifecycle(pi: Pi) {
 		const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : "";
 		const modelChanged = lastModel !== "" && model !== lastModel;
 		lastModel = model;
-		const cold = cacheCold; // a compaction, or warming stopped
-		const warm = cacheWarmed && !cold; // Pi refreshed the cache during the pause
-		// Pi stops refreshing without an event after 30 idle minutes: the
-		// sidecar weighs how old the last refresh is.
-		const sinceWarmedMs = warm ? Math.max(1, now - lastWarmAt) : 0;
+		const cold = cacheCold; // a compaction
+		const warm = warming === "warm" && !cold; // Pi refreshed the cache during the pause
+		const stopped = warming === "stopped" && !cold; // Pi stopped keeping it warm
+		// How old Pi's last refresh is: it stops refreshing without an
+		// event after 30 idle minutes, and after a "stop" the lifetime
+		// runs from the last refresh.
+		const sinceWarmedMs = (warm || stopped) && lastWarmAt > 0 ? Math.max(1, now - lastWarmAt) : 0;
 		cacheCold = false;
-		cacheWarmed = false;
+		warming = "";
+		lastWarmAt = 0;
 		const res = await side.request<BeforeRequestResult>(
 			"before_request",
-			{ loads, sincePreviousMs: since, cacheCold: cold, cacheWarm: warm, sinceWarmedMs, modelChanged, total, previousUsage, previousSize },
+			{
+				loads,
+				sincePreviousMs: since,
+				cacheCold: cold,
+				cacheWarm: warm,
+				cacheStopped: stopped,
+				sinceWarmedMs,
+				modelChanged,
+				total,
+				previousUsage,
+				previousSize,
+			},
 			ctx,
 		);
 		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;
@@ -948,8 +964,7 @@ export default function skillLifecycle(pi: Pi) {
 		await side.modelSwitch.catch(() => undefined);
 	});
 
-	// The provider's prompt cache is known to be cold after compaction and
-	// once Pi stops keeping it warm (Pi 1.6's cache_warming_decision).
+	// The provider's prompt cache is known to be cold after compaction.
 	pi.on("session_compact", async (event: any, ctx: Ctx) => {
 		cacheCold = true;
 		const entry = event?.compactionEntry;
@@ -971,15 +986,15 @@ export default function skillLifecycle(pi: Pi) {
 		}
 	});
 	// Pi 1.6 refreshes an idle prompt cache and asks extensions first; we
-	// only listen (no action returned). "stop" means the cache goes cold;
-	// "warm" means it is refreshed, so the next request finds it warm
-	// however long the pause.
+	// only listen (no action returned). "warm" means it is refreshed now;
+	// "stop" means nobody refreshes it any more, so it goes cold once its
+	// lifetime has run from the last request or refresh (the sidecar knows
+	// the lifetime).
 	pi.on("cache_warming_decision", async (event: any) => {
 		if (event?.action === "stop") {
-			cacheCold = true;
-			cacheWarmed = false;
+			warming = "stopped";
 		} else if (event?.action === "warm") {
-			cacheWarmed = true;
+			warming = "warm";
 			lastWarmAt = Date.now();
 		}
 	});

@@ -74,7 +74,7 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	// A refresh that was still fresh kept the cache warm: that says
 	// nothing of the lifetime.
 	freshWarm := r.CacheWarm && !(ttl > 0 && r.SinceWarmed > ttl)
-	if e.last.pause <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || freshWarm || r.ModelChanged {
+	if e.last.pause <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || r.CacheStopped || freshWarm || r.ModelChanged {
 		return
 	}
 	cut := min(r.Total, prev)
@@ -161,7 +161,7 @@ func withNote(ts []rules.Timing, note string) []rules.Timing {
 // host's last refresh when it refreshed during the pause, else since the
 // previous request.
 func pauseOf(r Request) time.Duration {
-	if r.CacheWarm && r.SinceWarmed > 0 {
+	if (r.CacheWarm || r.CacheStopped) && r.SinceWarmed > 0 {
 		return r.SinceWarmed
 	}
 	return r.SincePrevious
@@ -189,6 +189,12 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		c.Cold, c.ColdWhy = true, "the host reports it cold"
 	case r.ModelChanged:
 		c.Cold, c.ColdWhy = true, "the model changed since the previous request"
+	case r.CacheStopped:
+		// The host stopped refreshing: the lifetime decides, with no
+		// hedge for a host that keeps the cache longer.
+		if pause := pauseOf(r); ttl > 0 && pause > ttl {
+			c.Cold, c.ColdWhy = true, fmt.Sprintf("the host stopped keeping it warm, and %s passed, more than the cache lifetime of %gs", pause.Round(1e9), cfg.CacheTTLSeconds)
+		}
 	case r.CacheWarm && !(ttl > 0 && r.SinceWarmed > ttl):
 		// The host refreshed the cache during the pause: it is warm
 		// whatever the lifetime says.

@@ -529,3 +529,54 @@ func TestLifetimeSurvivesARestart(t *testing.T) {
 		t.Errorf("restore of a negative cache-lifetime record: %v", probs)
 	}
 }
+
+// TestCacheStopped: the host stopped keeping the cache warm during the
+// pause (Pi's "stop", taken shortly before the lifetime runs out). Past
+// the lifetime the cache is cold for certain, with no hedge; within it,
+// still warm; after a refresh the lifetime runs from that refresh.
+func TestCacheStopped(t *testing.T) {
+	hot := 10 * time.Second
+	stopped := func(ev Event, sinceWarmed time.Duration) Event {
+		ev.Request.CacheStopped, ev.Request.SinceWarmed = true, sinceWarmed
+		return ev
+	}
+	opening := []Event{evStart(), evLoad("a", "eda"), evReq(1, 0, "a"), evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(2, hot, "a", "s")}
+	for _, tc := range []struct {
+		name string
+		req  Event
+		want []string
+	}{
+		{"past the lifetime: cold, whatever coldConfidence", stopped(evReq(3, 6*time.Minute, "a", "s"), 0), []string{"due a", "archive a cache-cold"}},
+		{"within the lifetime: warm", stopped(evReq(3, 295*time.Second, "a", "s"), 0), []string{"due a"}},
+		{"refreshed 2 minutes ago: warm", stopped(evReq(3, 20*time.Minute, "a", "s"), 2*time.Minute), []string{"due a"}},
+		{"refreshed 6 minutes ago: cold", stopped(evReq(3, 20*time.Minute, "a", "s"), 6*time.Minute), []string{"due a", "archive a cache-cold"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cacheCfg(true)
+			cfg.CacheAware.ColdConfidence = 0 // a pause alone is never cold
+			e := New(testCatalog(), cfg)
+			var got []string
+			text := ""
+			for _, ev := range append(append([]Event(nil), opening...), tc.req) {
+				ds, err := e.Apply(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range ds {
+					if l := line(d); l != "" {
+						got = append(got, l)
+					}
+					if d.Timing != nil {
+						text = d.Timing.Text
+					}
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("decisions (-want +got):\n%s", d)
+			}
+			if len(tc.want) == 2 && !strings.Contains(text, "the host stopped keeping it warm") {
+				t.Errorf("archive reason %q does not say the host stopped warming", text)
+			}
+		})
+	}
+}

@@ -160,7 +160,13 @@ type Request struct {
 	// action "warm"), so a pause longer than the cache lifetime does not
 	// make it cold. CacheCold wins when both are set.
 	CacheWarm bool `json:"cacheWarm,omitempty"`
-	// SinceWarmed is, with CacheWarm, the time since the host last
+	// CacheStopped says the host decided to stop keeping the cache warm
+	// during the pause (Pi 1.6's cache_warming_decision "stop", taken
+	// shortly before the lifetime runs out): the cache is then cold for
+	// certain once the pause, counted from the last refresh if any
+	// (SinceWarmed), passes the lifetime, and still warm before.
+	CacheStopped bool `json:"cacheStopped,omitempty"`
+	// SinceWarmed is, with CacheWarm or CacheStopped, the time since the host last
 	// refreshed the cache (0: unknown). Pi stops refreshing without a word
 	// after 30 idle minutes, so a refresh older than the lifetime no
 	// longer keeps the cache warm: the pause then counts from it.

@@ -55,7 +55,11 @@ type BeforeRequestParams struct {
 	// request (Pi 1.6's idle refreshes): a long pause is then no sign of a
 	// cold cache.
 	CacheWarm bool `json:"cacheWarm,omitempty"`
-	// SinceWarmedMs is, with cacheWarm, the time since the host's last
+	// CacheStopped says the host stopped keeping the cache warm during
+	// the pause (Pi 1.6's cache_warming_decision "stop"): the lifetime
+	// decides, counted from the last refresh when there was one.
+	CacheStopped bool `json:"cacheStopped,omitempty"`
+	// SinceWarmedMs is, with cacheWarm or cacheStopped, the time since the host's last
 	// refresh (0: unknown): Pi stops refreshing silently after 30 idle
 	// minutes, so an old refresh no longer keeps the cache warm.
 	SinceWarmedMs int64 `json:"sinceWarmedMs,omitempty"`
@@ -422,6 +426,7 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 		SincePrevious: msDuration(p.SincePreviousMs),
 		CacheCold:     p.CacheCold,
 		CacheWarm:     p.CacheWarm,
+		CacheStopped:  p.CacheStopped,
 		SinceWarmed:   msDuration(p.SinceWarmedMs),
 		ModelChanged:  p.ModelChanged,
 		CharsPerUnit:  1,

@@ -15,8 +15,8 @@ import (
 // Pi 1.6 keeps a model's prompt cache warm by replaying the last request with
 // a one-token output cap shortly before the cache lifetime runs out, and asks
 // extensions first with cache_warming_decision. The bridge turns a "warm"
-// decision into cacheWarm and a "stop" into cacheCold on the next
-// before_request. The sidecar's verdict at the request after a long pause
+// decision into cacheWarm (with the time since it, sinceWarmedMs) and a
+// "stop" into cacheStopped on the next before_request. The sidecar's verdict at the request after a long pause
 // shows which flag arrived: a body due for archive is kept when the pause was
 // kept warm, and archived as cold otherwise, with the reason naming why.
 
@@ -136,7 +136,11 @@ func TestCacheWarmingDecision(t *testing.T) {
 		cache map[string]any
 	}{
 		{"warm: the pause is kept warm, the body stays", "streaming", pricey, true, "", warmConfig, false, nil},
-		{"stop: the host reports the cache cold", "streaming", cheap, false, "the host reports it cold", warmConfig, false, nil},
+		{"stop: past the lifetime the cache is cold for certain", "streaming", cheap, false, "the host stopped keeping it warm", warmConfig, false, nil},
+		// Pi decides "stop" 2 s after the request, 10 s before the model's
+		// 12-second lifetime runs out: a 4-second pause still finds the
+		// cache warm, so the body stays.
+		{"stop: within the model's lifetime the cache is still warm", "streaming", cheap, false, "", warmConfigFromModel, false, nil},
 		{"off: the lifetime decides", "off", pricey, false, "more than the cache lifetime of 3s", warmConfig, false, nil},
 		// The bridge passes the model's promptCache: 4 s is within its 12 s.
 		{"off: the model's declared lifetime wins over the file's", "off", pricey, false, "", warmConfigFromModel, false, nil},
