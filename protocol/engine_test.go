@@ -487,6 +487,11 @@ func TestRequestOf(t *testing.T) {
 			want: lifecycle.Request{SincePrevious: 10 * time.Minute, CacheWarm: true, SinceWarmed: 2 * time.Minute, CharsPerUnit: 1},
 		},
 		{
+			name: "a pause in which the host stopped warming",
+			p:    BeforeRequestParams{SincePreviousMs: 900000, CacheStopped: true, SinceWarmedMs: 300500},
+			want: lifecycle.Request{SincePrevious: 15 * time.Minute, CacheStopped: true, SinceWarmed: 300500 * time.Millisecond, CharsPerUnit: 1},
+		},
+		{
 			name: "an archived body moves the later ones back",
 			p: BeforeRequestParams{Total: 3000, ModelChanged: true, Loads: []LoadRef{
 				{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 1500}}},
