@@ -43,9 +43,10 @@ type lastRequest struct {
 
 // learn reads the usage the host reports for the previous request
 // (Request.PreviousUsage) into what the session knows of the lifetime;
-// false when there was none.
+// false when there was none, or nothing uses it (cacheAware off, or
+// learnFromUsage off).
 func (e *Engine) learn(r Request) bool {
-	if r.PreviousUsage == nil {
+	if r.PreviousUsage == nil || !e.cfg.CacheAware.Enabled || !e.cfg.CacheAware.LearnFromUsage {
 		return false
 	}
 	u := *r.PreviousUsage

@@ -580,3 +580,28 @@ func TestCacheStopped(t *testing.T) {
 		})
 	}
 }
+
+// TestNoLifetimeRecordsWhenUnused: with cacheAware or learnFromUsage off
+// the usage is not read, so no cache-lifetime record is written.
+func TestNoLifetimeRecordsWhenUnused(t *testing.T) {
+	for _, off := range []string{"cacheAware", "learnFromUsage"} {
+		cfg := cacheCfg(off != "cacheAware")
+		cfg.CacheAware.LearnFromUsage = off != "learnFromUsage"
+		e := New(testCatalog(), cfg)
+		for _, ev := range []Event{evStart(), evLoad("a", "eda"), evReq(1, 0, "a"), used(evReq(2, time.Second, "a"), 2500, 500),
+			used(evReq(3, 6*time.Minute, "a"), 2500, 500), used(evReq(4, time.Second, "a"), 0, 3000)} {
+			ds, err := e.Apply(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds {
+				if d.Action == ActCacheLifetime {
+					t.Errorf("%s off: a cache-lifetime record %+v", off, d.CacheLifetime)
+				}
+			}
+		}
+		if l := e.CacheLifetime(); l != (rules.Lifetime{}) {
+			t.Errorf("%s off: learned %+v", off, l)
+		}
+	}
+}
