@@ -151,9 +151,9 @@ type Request struct {
 	// unknown or for the first one.
 	SincePrevious time.Duration `json:"sincePrevious,omitempty"`
 	// CacheCold says the provider's prompt cache is known to be cold: after
-	// compaction, or when the host stopped keeping it warm (Pi 1.6's
-	// cache_warming_decision), or for the first request of a process that
-	// cannot know better.
+	// compaction, or for the first request of a process that cannot know
+	// better. (A host that stopped keeping it warm says CacheStopped: the
+	// cache may still be warm until its lifetime has run.)
 	CacheCold bool `json:"cacheCold,omitempty"`
 	// CacheWarm says the host kept the prompt cache warm since the previous
 	// request (Pi 1.6 refreshes it while idle: cache_warming_decision with
