@@ -72,10 +72,8 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	}
 	ttl := e.cfg.CacheAware.TTLFor(r.Cache)
 	e.last = lastRequest{pause: pauseOf(r), ttl: ttl, total: r.Total}
-	// A refresh that was still fresh kept the cache warm: that says
-	// nothing of the lifetime.
-	freshWarm := r.CacheWarm && !(ttl > 0 && r.SinceWarmed > ttl)
-	if e.last.pause <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || r.CacheStopped || freshWarm || r.ModelChanged {
+	// A cache kept warm says nothing of the lifetime.
+	if e.last.pause <= 0 || r.Total <= 0 || prev <= 0 || r.CacheCold || r.CacheStopped || keptWarm(r, ttl) || r.ModelChanged {
 		return
 	}
 	cut := min(r.Total, prev)
@@ -168,6 +166,13 @@ func pauseOf(r Request) time.Duration {
 	return r.SincePrevious
 }
 
+// keptWarm says the host's refreshes kept the cache warm through the
+// pause before r: it refreshed it, and not longer ago than the lifetime
+// ttl.
+func keptWarm(r Request, ttl time.Duration) bool {
+	return r.CacheWarm && !(ttl > 0 && r.SinceWarmed > ttl)
+}
+
 // joinNote adds b to the note a of a request's verdicts.
 func joinNote(a, b string) string {
 	if a == "" {
@@ -196,7 +201,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		if pause := pauseOf(r); ttl > 0 && pause > ttl {
 			c.Cold, c.ColdWhy = true, fmt.Sprintf("the host stopped keeping it warm, and %s passed, more than the cache lifetime of %gs", pause.Round(1e9), cfg.CacheTTLSeconds)
 		}
-	case r.CacheWarm && !(ttl > 0 && r.SinceWarmed > ttl):
+	case keptWarm(r, ttl):
 		// The host refreshed the cache during the pause: it is warm
 		// whatever the lifetime says.
 	case ttl > 0 && pauseOf(r) > ttl:

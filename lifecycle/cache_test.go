@@ -182,20 +182,7 @@ func TestCacheAwareEngine(t *testing.T) {
 				c.CacheAware.FromModel = false
 			}
 			e := New(testCatalog(), c)
-			var got []string
-			var all []Decision
-			for _, ev := range tc.events {
-				ds, err := e.Apply(ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				all = append(all, ds...)
-				for _, d := range ds {
-					if l := line(d); l != "" {
-						got = append(got, l)
-					}
-				}
-			}
+			all, got, _ := play(t, e, tc.events)
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("decisions (-want +got):\n%s", d)
 			}
@@ -360,6 +347,34 @@ func TestReviveCopy(t *testing.T) {
 	}
 }
 
+// play applies evs to e and returns every decision, their lines (line)
+// and the last verdict text: an archive's timing, or what Deferred says
+// after a request.
+func play(t *testing.T, e *Engine, evs []Event) (all []Decision, lines []string, text string) {
+	t.Helper()
+	for _, ev := range evs {
+		ds, err := e.Apply(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, ds...)
+		for _, d := range ds {
+			if l := line(d); l != "" {
+				lines = append(lines, l)
+			}
+			if d.Action == ActArchive && d.Timing != nil {
+				text = d.Timing.Text
+			}
+		}
+		if ev.Type == EvRequest {
+			for _, tm := range e.Deferred() {
+				text = tm.Text
+			}
+		}
+	}
+	return all, lines, text
+}
+
 // used marks a request as carrying the provider's usage for the previous
 // one.
 func used(ev Event, read, write int64) Event {
@@ -421,28 +436,7 @@ func TestEngineLearnsLifetime(t *testing.T) {
 			cfg := cacheCfg(true)
 			cfg.CacheAware.ColdConfidence = tc.confidence
 			cfg.CacheAware.LearnFromUsage = tc.learn
-			e := New(testCatalog(), cfg)
-			var got []string
-			text := ""
-			for _, ev := range tc.events {
-				ds, err := e.Apply(ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, d := range ds {
-					if l := line(d); l != "" {
-						got = append(got, l)
-					}
-					if d.Action == ActArchive && d.Timing != nil {
-						text = d.Timing.Text
-					}
-				}
-				if ev.Type == EvRequest {
-					for _, tm := range e.Deferred() {
-						text = tm.Text
-					}
-				}
-			}
+			_, got, text := play(t, New(testCatalog(), cfg), tc.events)
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("decisions (-want +got):\n%s", d)
 			}
@@ -462,18 +456,6 @@ func TestLifetimeSurvivesARestart(t *testing.T) {
 	pause := 6 * time.Minute
 	cfg := cacheCfg(true)
 	cfg.CacheAware.ColdConfidence = 0
-	apply := func(e *Engine, evs ...Event) []Decision {
-		t.Helper()
-		var all []Decision
-		for _, ev := range evs {
-			ds, err := e.Apply(ev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, ds...)
-		}
-		return all
-	}
 	// A fresh engine (a restarted sidecar) whose first request comes after
 	// a pause: without PreviousSize it cannot read the usage reported next.
 	first := func(size int64) Event {
@@ -491,7 +473,7 @@ func TestLifetimeSurvivesARestart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := New(testCatalog(), cfg)
-			recs := apply(e, evStart(), evLoad("a", "eda"), first(tc.size), used(evReq(0, hot, "a"), 0, 3000))
+			recs, _, _ := play(t, e, []Event{evStart(), evLoad("a", "eda"), first(tc.size), used(evReq(0, hot, "a"), 0, 3000)})
 			var life []Decision
 			for _, d := range recs {
 				if d.Action == ActCacheLifetime {
@@ -509,12 +491,7 @@ func TestLifetimeSurvivesARestart(t *testing.T) {
 			if probs := e2.Restore(recs); len(probs) > 0 {
 				t.Fatalf("restore: %v", probs)
 			}
-			var got []string
-			for _, d := range apply(e2, evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(0, hot, "a", "s"), evReq(0, pause, "a", "s")) {
-				if l := line(d); l != "" {
-					got = append(got, l)
-				}
-			}
+			_, got, _ := play(t, e2, []Event{evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(0, hot, "a", "s"), evReq(0, pause, "a", "s")})
 			if d := cmp.Diff([]string{"due a", "archive a cache-cold"}, got); d != "" {
 				t.Errorf("after the restore (-want +got):\n%s", d)
 			}
@@ -554,23 +531,7 @@ func TestCacheStopped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := cacheCfg(true)
 			cfg.CacheAware.ColdConfidence = 0 // a pause alone is never cold
-			e := New(testCatalog(), cfg)
-			var got []string
-			text := ""
-			for _, ev := range append(append([]Event(nil), opening...), tc.req) {
-				ds, err := e.Apply(ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, d := range ds {
-					if l := line(d); l != "" {
-						got = append(got, l)
-					}
-					if d.Timing != nil {
-						text = d.Timing.Text
-					}
-				}
-			}
+			_, got, text := play(t, New(testCatalog(), cfg), append(append([]Event(nil), opening...), tc.req))
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("decisions (-want +got):\n%s", d)
 			}
@@ -588,16 +549,11 @@ func TestNoLifetimeRecordsWhenUnused(t *testing.T) {
 		cfg := cacheCfg(off != "cacheAware")
 		cfg.CacheAware.LearnFromUsage = off != "learnFromUsage"
 		e := New(testCatalog(), cfg)
-		for _, ev := range []Event{evStart(), evLoad("a", "eda"), evReq(1, 0, "a"), used(evReq(2, time.Second, "a"), 2500, 500),
-			used(evReq(3, 6*time.Minute, "a"), 2500, 500), used(evReq(4, time.Second, "a"), 0, 3000)} {
-			ds, err := e.Apply(ev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range ds {
-				if d.Action == ActCacheLifetime {
-					t.Errorf("%s off: a cache-lifetime record %+v", off, d.CacheLifetime)
-				}
+		all, _, _ := play(t, e, []Event{evStart(), evLoad("a", "eda"), evReq(1, 0, "a"), used(evReq(2, time.Second, "a"), 2500, 500),
+			used(evReq(3, 6*time.Minute, "a"), 2500, 500), used(evReq(4, time.Second, "a"), 0, 3000)})
+		for _, d := range all {
+			if d.Action == ActCacheLifetime {
+				t.Errorf("%s off: a cache-lifetime record %+v", off, d.CacheLifetime)
 			}
 		}
 		if l := e.CacheLifetime(); l != (rules.Lifetime{}) {

@@ -93,20 +93,11 @@ type UsageParams struct {
 // usage converts u for the engine; nil when u is missing or holds a
 // negative, non-finite or absurd figure.
 func (u *UsageParams) usage() *rules.Usage {
-	if u == nil {
+	sane := func(v float64) bool { return v >= 0 && v <= 1e12 }
+	if u == nil || !sane(u.Input) || !sane(u.CacheRead) || !sane(u.CacheWrite) {
 		return nil
 	}
-	out := &rules.Usage{}
-	for _, f := range []struct {
-		v   float64
-		dst *int64
-	}{{u.Input, &out.Input}, {u.CacheRead, &out.CacheRead}, {u.CacheWrite, &out.CacheWrite}} {
-		if !(f.v >= 0 && f.v <= 1e12) {
-			return nil
-		}
-		*f.dst = int64(f.v)
-	}
-	return out
+	return &rules.Usage{Input: int64(u.Input), CacheRead: int64(u.CacheRead), CacheWrite: int64(u.CacheWrite)}
 }
 
 // Replacement is one body to replace by its placeholder.

@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -58,14 +56,7 @@ func TestLearnedLifetime(t *testing.T) {
 			env := NewEnv(t, Pi16(t), prov, DefaultModel)
 			env.UseBridge(t)
 			env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
-			env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
-			log := strings.Repeat("GET /orders 500 customer=4411 handler=orders.go:88\n", 300)
-			if err := os.WriteFile(filepath.Join(env.ProjectDir, "access.log"), []byte(log), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(tc.config), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			traceProject(t, env, tc.config)
 			warmPatchJSON(t, filepath.Join(env.AgentDir, "settings.json"), func(v map[string]any) { v["cacheWarming"] = "off" })
 
 			prompts := []string{

@@ -167,14 +167,7 @@ func TestCacheWarmingDecision(t *testing.T) {
 			if tc.long {
 				env.ExtraEnv = append(env.ExtraEnv, "PI_CACHE_RETENTION=long")
 			}
-			env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
-			log := strings.Repeat("GET /orders 500 customer=4411 handler=orders.go:88\n", 300)
-			if err := os.WriteFile(filepath.Join(env.ProjectDir, "access.log"), []byte(log), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(tc.config), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			traceProject(t, env, tc.config)
 			warmPatchJSON(t, filepath.Join(env.AgentDir, "models.json"), func(v map[string]any) {
 				cache := tc.cache
 				if cache == nil {
@@ -261,6 +254,21 @@ func TestCacheWarmingDecision(t *testing.T) {
 			}
 			checkColdArchive(t, after, archives, tc.coldWhy)
 		})
+	}
+}
+
+// traceProject sets env up for a trace-failing-request run: the bundled
+// pack, an access.log long enough that rewriting the cache after the body
+// does not pay on a warm cache, and config as skill-lifecycle.json.
+func traceProject(t *testing.T, env *Env, config string) {
+	t.Helper()
+	env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
+	log := strings.Repeat("GET /orders 500 customer=4411 handler=orders.go:88\n", 300)
+	if err := os.WriteFile(filepath.Join(env.ProjectDir, "access.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
