@@ -3,50 +3,23 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/wordrank"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
-// wordRanker scores a skill by summing, over the words of the text, the
-// points that word gives the skill: a stand-in for relevance.Index.
-type wordRanker map[string]map[string]float64 // word -> skill -> points
-
-func (w wordRanker) Rank(text string, minSignal float64) relevance.Ranking {
-	sc := map[string]float64{}
-	for _, word := range rules.Words(text) {
-		for s, p := range w[word] {
-			sc[s] += p
-		}
-	}
-	r := relevance.Ranking{Results: []relevance.Result{}}
-	for s, v := range sc {
-		if v > 0 {
-			r.Results = append(r.Results, relevance.Result{Skill: s, Score: v})
-		}
-	}
-	sort.Slice(r.Results, func(i, j int) bool {
-		a, b := r.Results[i], r.Results[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		return a.Skill < b.Skill
-	})
-	if len(r.Results) > 0 {
-		r.Best = r.Results[0].Score
-	}
-	r.Signal = r.Best >= minSignal
-	return r
+// wordRanker builds a wordrank.Ranker over rules.Words: word -> skill -> points.
+func wordRanker(points map[string]map[string]float64) wordrank.Ranker {
+	return wordrank.Ranker{Words: rules.Words, Points: points}
 }
 
 // A small pack: "triage" routes to the others; "plot" is a helper the
 // working skills call; "eda", "model", "ship" do the work.
-var testRanker = wordRanker{
+var testRanker = wordRanker(map[string]map[string]float64{
 	"triage":  {"triage": 9},
 	"route":   {"triage": 4},
 	"explore": {"eda": 9},
@@ -57,7 +30,7 @@ var testRanker = wordRanker{
 	"fit":     {"model": 6},
 	"deploy":  {"ship": 9},
 	"release": {"ship": 6},
-}
+})
 
 func testCatalog() Catalog {
 	return Catalog{Skills: []SkillInfo{
@@ -333,7 +306,7 @@ func TestDoNotLoadIsNotACall(t *testing.T) {
 			{Name: "ship-tool", Description: "deploy and release", Dir: "/p/ship-tool", Body: "# Ship\n"},
 		}
 	}
-	ranker := wordRanker{"plot": {"plot-tool": 9}, "chart": {"plot-tool": 5}, "explore": {"eda-tool": 9}}
+	ranker := wordRanker(map[string]map[string]float64{"plot": {"plot-tool": 9}, "chart": {"plot-tool": 5}, "explore": {"eda-tool": 9}})
 	tests := []struct {
 		name      string
 		body      string

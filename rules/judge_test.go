@@ -1,54 +1,27 @@
 package rules
 
 import (
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/wordrank"
 )
 
-// wordRanker scores a skill by summing, over the words of the text, the
-// points that word gives the skill: a stand-in for relevance.Index.
-type wordRanker map[string]map[string]float64 // word -> skill -> points
-
-func (w wordRanker) Rank(text string, minSignal float64) relevance.Ranking {
-	sc := map[string]float64{}
-	for _, word := range Words(text) {
-		for s, p := range w[word] {
-			sc[s] += p
-		}
-	}
-	var r relevance.Ranking
-	for s, v := range sc {
-		if v > 0 {
-			r.Results = append(r.Results, relevance.Result{Skill: s, Score: v})
-		}
-	}
-	sort.Slice(r.Results, func(i, j int) bool {
-		a, b := r.Results[i], r.Results[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		return a.Skill < b.Skill
-	})
-	if len(r.Results) > 0 {
-		r.Best = r.Results[0].Score
-	}
-	r.Signal = r.Best >= minSignal
-	return r
+// wordRanker builds a wordrank.Ranker over rules.Words: word -> skill -> points.
+func wordRanker(points map[string]map[string]float64) wordrank.Ranker {
+	return wordrank.Ranker{Words: Words, Points: points}
 }
 
 // ranker: "plot" → plot 10, eda 2; "data" → eda 6, clean 5, plot 1, model 1;
 // "model" → model 9, eval 3; "deploy" → ship 8; "hello" → hi 1 (weak).
-var ranker = wordRanker{
+var ranker = wordRanker(map[string]map[string]float64{
 	"plot":   {"plot": 10, "eda": 2},
 	"data":   {"eda": 6, "clean": 5, "plot": 1, "model": 1},
 	"model":  {"model": 9, "eval": 3},
 	"deploy": {"ship": 8},
 	"hello":  {"hi": 1},
-}
+})
 
 type verdictSummary struct {
 	Skill string
