@@ -33,8 +33,11 @@ type Options struct {
 	AllBranches bool
 	// Series keeps the prompt tokens of every request per strategy (for
 	// charts).
-	Series  bool
-	MaxLine int // session reader's line limit (0: default)
+	Series bool
+	// Decisions keeps, per branch and engine strategy, what the engine
+	// decided and why, request by request (BranchStrategy.Decisions).
+	Decisions bool
+	MaxLine   int // session reader's line limit (0: default)
 }
 
 // Runner replays sessions one at a time and accumulates the results. Only
@@ -134,6 +137,25 @@ type BranchStrategy struct {
 	OrphanUses  int     `json:"orphanUses"`
 	Comebacks   int     `json:"comebacks"`
 	Archives    int     `json:"archives"`
+	// Decisions is what the engine decided in this branch, with its
+	// reasons (Options.Decisions; engine strategies only).
+	Decisions []DecisionNote `json:"decisions,omitempty"`
+}
+
+// DecisionNote is one thing an engine strategy decided during a replay,
+// or a body it kept due: Action is the engine's (due, undue, archive,
+// unarchive, cache-lifetime, …) or "kept" for a body due for archive that
+// the request kept (noted once a turn, at the first request that kept
+// it). Request is the model request it applies to (decisions taken at a
+// user prompt apply to the next request), Turn the user turn (1-based).
+type DecisionNote struct {
+	Request int    `json:"request"`
+	Turn    int    `json:"turn"`
+	Action  string `json:"action"`
+	Skill   string `json:"skill,omitempty"`
+	ID      string `json:"id,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Text    string `json:"text"`
 }
 
 // Calibration is how request text becomes tokens for a branch. The part
@@ -382,7 +404,8 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 		res.PrefixBreaks += t.PrefixBreaks
 		res.BrokenPrefixChars += t.BrokenPrefixChars
 		rep.Strategies = append(rep.Strategies, BranchStrategy{Name: spec.Name, CostUSD: t.Total,
-			PeakContext: t.PeakPromptTokens, Reloads: out.reloads, OrphanUses: out.orphans, Comebacks: out.comebacks, Archives: out.archives})
+			PeakContext: t.PeakPromptTokens, Reloads: out.reloads, OrphanUses: out.orphans, Comebacks: out.comebacks, Archives: out.archives,
+			Decisions: out.notes})
 	}
 	r.branches = append(r.branches, rep)
 	r.seq += rep.Requests
@@ -859,6 +882,7 @@ func pctErr(got, want int) float64 {
 type runOut struct {
 	totals                                pricing.Totals
 	reloads, orphans, comebacks, archives int
+	notes                                 []DecisionNote
 }
 
 func sortedKeys(m map[string]load) []string {
@@ -877,26 +901,34 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 		var scratch []Point
 		price := func(st Strategy) float64 {
 			scratch = scratch[:0]
-			return b.runWith(spec, st, cal, branchIdx, &scratch).totals.Total
+			return b.runWith(spec, st, cal, branchIdx, &scratch, false).totals.Total
 		}
 		var allowed map[string]int
 		if f.relevance != nil {
 			at := &archiveTurns{Strategy: f.relevance.New(), first: map[string]int{}}
 			scratch = scratch[:0]
-			b.runWith(*f.relevance, at, cal, branchIdx, &scratch)
+			b.runWith(*f.relevance, at, cal, branchIdx, &scratch, false)
 			allowed = at.first
 		}
-		return b.runWith(spec, f.strategy(f.search(price, allowed), nil), cal, branchIdx, series)
+		return b.runWith(spec, f.strategy(f.search(price, allowed), nil), cal, branchIdx, series, false)
 	}
-	return b.runWith(spec, spec.New(), cal, branchIdx, series)
+	return b.runWith(spec, spec.New(), cal, branchIdx, series, b.r.opts.Decisions)
+}
+
+// decisionSource is a strategy that can report the engine's decisions
+// (EngineStrategy).
+type decisionSource interface {
+	setLog(func([]lifecycle.Decision))
+	Deferred() []rules.Timing
 }
 
 // deduper is a strategy that answers some loads with the "already
 // loaded" note: such a load is no copy of the body.
 type deduper interface{ Deduped(id string) bool }
 
-// runWith replays the branch under st, a strategy of spec.
-func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branchIdx int, series *[]Point) runOut {
+// runWith replays the branch under st, a strategy of spec; with notes,
+// it also keeps the engine's decisions (runOut.notes).
+func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branchIdx int, series *[]Point, notes bool) runOut {
 	eo, _ := st.(EntryObserver)
 	dd, _ := st.(deduper)
 	meter := pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices})
@@ -938,6 +970,23 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 	}
 	var prevSegs, prevTail []pricing.Segment
 	prevLen, number, compactions := 0, 0, 0
+	turn := 0 // user turns so far
+	// The engine's decisions, when asked (notes): each applies to the
+	// next request; a body kept due is noted once a turn.
+	src, logging := st.(decisionSource)
+	logging = logging && notes
+	keptIn := map[string]int{} // load id -> turn it was last noted kept
+	if logging {
+		src.setLog(func(ds []lifecycle.Decision) {
+			for _, d := range ds {
+				if n, ok := noteOf(d); ok {
+					n.Request, n.Turn = number+1, max(turn, 1)
+					out.notes = append(out.notes, n)
+				}
+			}
+		})
+		defer src.setLog(nil)
+	}
 	recorded := 0             // recorded requests priced so far
 	var prevUsage rules.Usage // the usage replay priced for the previous request
 	havePrevUsage := false
@@ -986,6 +1035,16 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 			req.PreviousUsage = &u
 		}
 		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: req})
+		if logging {
+			for _, t := range src.Deferred() {
+				if keptIn[t.ID] == turn+1 {
+					continue
+				}
+				keptIn[t.ID] = turn + 1
+				out.notes = append(out.notes, DecisionNote{Request: number + 1, Turn: max(turn, 1), Action: "kept",
+					Skill: skillOfLoad(last, t.ID), ID: t.ID, Code: string(t.Code), Text: t.Text})
+			}
+		}
 		if next := st.Archived(); !sameArch(arch, next) {
 			arch = next
 			segs, tail = rb.request(cb, arch, inserts, insVersion, e)
@@ -1028,6 +1087,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		if m != nil && e.Type == session.TypeMessage {
 			switch m.Role {
 			case session.RoleUser:
+				turn++
 				if inRun {
 					st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
 				}
@@ -1105,6 +1165,59 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 	}
 	out.totals = meter.Totals
 	return out
+}
+
+// noteOf is the DecisionNote of an engine decision worth reading in a
+// replay: not the bookkeeping of loads, runs, topics and model state.
+func noteOf(d lifecycle.Decision) (DecisionNote, bool) {
+	n := DecisionNote{Action: string(d.Action), Skill: d.Skill, ID: d.ID}
+	switch d.Action {
+	case lifecycle.ActLoad, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActModelState:
+		return n, false
+	case lifecycle.ActCacheLifetime:
+		if l := d.CacheLifetime; l != nil {
+			n.Text = l.Describe()
+			if n.Text == "" && l.Reports {
+				n.Text = "the provider reports cache reads; nothing learned of the lifetime yet"
+			}
+		}
+	case lifecycle.ActModel, lifecycle.ActModelRestore, lifecycle.ActModelReport, lifecycle.ActModelNote:
+		if d.Model != nil {
+			n.Text = d.Model.Message
+		}
+	case lifecycle.ActEnabled:
+		n.Text = "archiving switched off"
+		if d.On != nil && *d.On {
+			n.Text = "archiving switched on"
+		}
+	}
+	if d.Reason != nil {
+		n.Code, n.Text = string(d.Reason.Code), d.Reason.Text
+	}
+	if t := d.Timing; t != nil {
+		n.Code = string(t.Code)
+		if t.Text != "" {
+			n.Text = joinText(n.Text, t.Text)
+		}
+	}
+	return n, true
+}
+
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// skillOfLoad names the skill whose latest load is id ("" when none is).
+func skillOfLoad(last map[string]load, id string) string {
+	for skill, l := range last {
+		if l.ID == id {
+			return skill
+		}
+	}
+	return ""
 }
 
 // folders lists where a skill's files live: the folders its loads named,

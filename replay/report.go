@@ -47,6 +47,35 @@ func WriteTable(w io.Writer, rep *Report) {
 	tw.Flush()
 }
 
+// WriteDecisions prints, per branch and engine strategy, what the engine
+// decided and why, request by request (Options.Decisions).
+func WriteDecisions(w io.Writer, rep *Report) {
+	for _, b := range rep.Branches {
+		name := filepath.Base(b.File)
+		if rep.AllBranches && b.Leaf != "" {
+			name += "@" + b.Leaf
+		}
+		for _, s := range b.Strategies {
+			if len(s.Decisions) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "\n%s, %s:\n", name, s.Name)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			for _, d := range s.Decisions {
+				what := d.Skill
+				if what == "" {
+					what = d.ID
+				}
+				if d.Code != "" {
+					what += " (" + d.Code + ")"
+				}
+				fmt.Fprintf(tw, "  request %d\tturn %d\t%s\t%s\t%s\n", d.Request, d.Turn, d.Action, what, d.Text)
+			}
+			tw.Flush()
+		}
+	}
+}
+
 func calText(c Calibration) string {
 	switch c.Method {
 	case "exact":

@@ -63,6 +63,7 @@ type EngineStrategy struct {
 	Engine *lifecycle.Engine
 	arch   map[string]string
 	dirty  bool
+	log    func([]lifecycle.Decision) // when set, sees every decision
 }
 
 // NewEngineStrategy wraps an engine.
@@ -73,6 +74,9 @@ func NewEngineStrategy(e *lifecycle.Engine) *EngineStrategy {
 // Observe hands the event to the engine.
 func (s *EngineStrategy) Observe(ev lifecycle.Event) {
 	ds, _ := s.Engine.Apply(ev)
+	if s.log != nil {
+		s.log(ds)
+	}
 	for _, d := range ds {
 		switch d.Action {
 		case lifecycle.ActLoad, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActCacheLifetime:
@@ -81,6 +85,13 @@ func (s *EngineStrategy) Observe(ev lifecycle.Event) {
 		}
 	}
 }
+
+// setLog makes every later decision go to log too (nil: no longer).
+func (s *EngineStrategy) setLog(log func([]lifecycle.Decision)) { s.log = log }
+
+// Deferred is what the engine said of the bodies its last request kept
+// due (lifecycle.Engine.Deferred).
+func (s *EngineStrategy) Deferred() []rules.Timing { return s.Engine.Deferred() }
 
 // Archived is the engine's archived set (shared; do not modify).
 func (s *EngineStrategy) Archived() map[string]string {
