@@ -67,8 +67,6 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	prev := e.last.total
 	if r.Previous > 0 {
 		prev = r.Previous
-	} else if prev == 0 {
-		prev = r.PreviousSize // the first request this engine sees
 	}
 	ttl := e.cfg.CacheAware.TTLFor(r.Cache)
 	e.last = lastRequest{pause: pauseOf(r), ttl: ttl, total: r.Total}
@@ -186,7 +184,7 @@ func joinNote(a, b string) string {
 // (note says which).
 func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int, string) {
 	cfg, note := e.cfg.CacheAware.ForModel(r.Cache)
-	c := rules.CacheCase{Config: cfg, Total: r.Total, Cached: r.Previous, BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
+	c := rules.CacheCase{Config: cfg, Total: r.Total, BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
 	if r.ChangedFrom > 0 {
 		c.BreakAt = r.ChangedFrom
 	}

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -450,17 +451,17 @@ func TestEngineLearnsLifetime(t *testing.T) {
 // TestLifetimeSurvivesARestart: what the usage taught is recorded
 // (cache-lifetime) and restored, and a fresh engine judges its first
 // request against the previous request's size the host measured
-// (PreviousSize).
+// (Previous).
 func TestLifetimeSurvivesARestart(t *testing.T) {
 	hot := 10 * time.Second
 	pause := 6 * time.Minute
 	cfg := cacheCfg(true)
 	cfg.CacheAware.ColdConfidence = 0
 	// A fresh engine (a restarted sidecar) whose first request comes after
-	// a pause: without PreviousSize it cannot read the usage reported next.
+	// a pause: without Previous it cannot read the usage reported next.
 	first := func(size int64) Event {
 		ev := used(evReq(0, pause, "a"), 2500, 500)
-		ev.Request.PreviousSize = size
+		ev.Request.Previous = size
 		return ev
 	}
 	for _, tc := range []struct {
@@ -559,5 +560,33 @@ func TestNoLifetimeRecordsWhenUnused(t *testing.T) {
 		if l := e.CacheLifetime(); l != (rules.Lifetime{}) {
 			t.Errorf("%s off: learned %+v", off, l)
 		}
+	}
+}
+
+// TestRewriteChargedToTheEnd pins a deliberate choice (docs/cache-aware.md,
+// "The arithmetic"): archiving a body is charged the rewrite up to the end
+// of the request, including what the request adds after the previous one
+// (here the body just loaded, s), although that part is written anyway.
+func TestRewriteChargedToTheEnd(t *testing.T) {
+	cfg := cacheCfg(true)
+	cfg.CacheAware.HorizonTurns = 3
+	e := New(testCatalog(), cfg)
+	for _, ev := range []Event{evStart(), evLoad("a", "eda"), evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship")} {
+		if _, err := e.Apply(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := *evReq(8, time.Second, "a", "s").Request // a at 100, s at 1,100; 2,600 in all
+	r.Previous = 1100                             // s is new in this request
+	plan := e.PlanRequest(r)
+	if len(plan) != 1 || plan[0].ID != "a" {
+		t.Fatalf("plan %+v: want one verdict, for a", plan)
+	}
+	shrink := int64(1000 - len(rules.Placeholder("eda")))
+	ca := cfg.CacheAware
+	want := rules.BreakCost(100, r.Total, shrink, ca.ReadPrice, ca.WritePrice)
+	cached := rules.BreakCost(100, r.Previous, shrink, ca.ReadPrice, ca.WritePrice)
+	if math.Abs(plan[0].Cost-want) > 0.05 {
+		t.Errorf("cost %.1f, want %.1f (to the end of the request; %.1f up to the previous request)", plan[0].Cost, want, cached)
 	}
 }

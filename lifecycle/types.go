@@ -185,9 +185,12 @@ type Request struct {
 	Bodies []BodyPosition `json:"bodies,omitempty"`
 	// Total is the size of the whole request.
 	Total int64 `json:"total,omitempty"`
-	// Previous is the size of the previous request: what this one adds
-	// after it is new, written to the cache whatever is archived (0:
-	// unknown, the whole request counts as cached).
+	// Previous is the size of the previous request as it was sent, in
+	// the units of Total (Pi's bridge: where the previous response starts
+	// in this request's context). The usage the provider reports for this
+	// request (PreviousUsage of the next one) is read against it. 0:
+	// unknown; the engine then uses the size of the previous request it
+	// saw itself, if any (none after a restart).
 	Previous int64 `json:"previous,omitempty"`
 	// ChangedFrom is the offset of the earliest part of the request that
 	// differs from the previous request, when the host knows of such a
@@ -206,12 +209,6 @@ type Request struct {
 	// the engine learns whether a pause left the cache cold
 	// (cacheAware.learnFromUsage). nil: not known.
 	PreviousUsage *rules.Usage `json:"previousUsage,omitempty"`
-	// PreviousSize is the size of the previous request, in the units of
-	// Total, as the host measures it from the context (what precedes the
-	// previous response). The engine reads PreviousUsage against the
-	// previous request it saw itself; this is for the first request after
-	// a restart, when it saw none. 0: unknown.
-	PreviousSize int64 `json:"previousSize,omitempty"`
 }
 
 // BodyPosition is where one body sits in a request: Offset units before

@@ -446,7 +446,7 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 				cut -= max(l.Size-int64(len(ph)), 0)
 			}
 		}
-		r.PreviousSize = max(cut, 0)
+		r.Previous = max(cut, 0)
 	}
 	if changed > 0 {
 		r.ChangedFrom = changed

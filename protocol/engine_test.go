@@ -509,7 +509,7 @@ func TestRequestOf(t *testing.T) {
 			p: BeforeRequestParams{Total: 3000, PreviousSize: 2500, PreviousUsage: &UsageParams{Input: 10.5, CacheRead: 400, CacheWrite: 300},
 				Loads: []LoadRef{{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 2600}}},
 			archived: map[string]string{"a": ph, "b": ph},
-			want: lifecycle.Request{CharsPerUnit: 1, Total: 1700, PreviousSize: 1600, PreviousUsage: &rules.Usage{Input: 10, CacheRead: 400, CacheWrite: 300},
+			want: lifecycle.Request{CharsPerUnit: 1, Total: 1700, Previous: 1600, PreviousUsage: &rules.Usage{Input: 10, CacheRead: 400, CacheWrite: 300},
 				Bodies: []lifecycle.BodyPosition{{ID: "a", Offset: 100, Size: 100}, {ID: "b", Offset: 1700, Size: 100}}},
 		},
 		{

@@ -588,6 +588,7 @@ type requestInfo struct {
 	ModelChanged bool
 	Compacted    bool // a compaction since the previous request
 	Total        int
+	Previous     int // the previous request as sent, in the units of Total (0: none)
 	ChangedFrom  int // first character that differs from the previous request, when not only appended (0: none)
 	Bodies       []bodyPos
 }
@@ -595,7 +596,7 @@ type requestInfo struct {
 // request converts the info to the engine's form (units: characters).
 func (ri requestInfo) request() *lifecycle.Request {
 	r := &lifecycle.Request{SincePrevious: ri.Since, CacheCold: ri.Cold, ModelChanged: ri.ModelChanged,
-		Number: ri.Number, Total: int64(ri.Total), ChangedFrom: int64(ri.ChangedFrom), CharsPerUnit: 1}
+		Number: ri.Number, Total: int64(ri.Total), Previous: int64(ri.Previous), ChangedFrom: int64(ri.ChangedFrom), CharsPerUnit: 1}
 	if len(ri.Bodies) > 0 {
 		r.Bodies = make([]lifecycle.BodyPosition, len(ri.Bodies))
 		for i, b := range ri.Bodies {
@@ -970,7 +971,8 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 	}
 	var prevSegs, prevTail []pricing.Segment
 	prevLen, number, compactions := 0, 0, 0
-	turn := 0 // user turns so far
+	prevSize := 0 // the previous request as sent, in the units the engine is told
+	turn := 0     // user turns so far
 	// The engine's decisions, when asked (notes): each applies to the
 	// next request; a body kept due is noted once a turn.
 	src, logging := st.(decisionSource)
@@ -1009,6 +1011,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		segs, tail := rb.request(cb, arch, inserts, insVersion, e)
 		info.Total = pricing.Length(segs) + pricing.Length(tail)
 		info.Bodies = rb.positions()
+		info.Previous = prevSize
 		if spec.Bridge {
 			// The bridge measures its own characters of the context
 			// (bridgeSize), not the request's JSON.
@@ -1062,6 +1065,10 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		prevT, prevModel = t, key
 		prevUsage, havePrevUsage = rules.Usage{CacheRead: int64(c.CacheReadTokens), CacheWrite: int64(c.CacheWriteTokens)}, true
 		prevSegs, prevTail, prevLen = segs, tail, c.PromptChars
+		prevSize = pricing.Length(segs) + pricing.Length(tail)
+		if spec.Bridge {
+			prevSize = rb.btotal
+		}
 		number, compactions = info.Number, cb.Compactions
 	}
 

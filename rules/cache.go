@@ -218,12 +218,12 @@ type CacheCase struct {
 	Config     CacheAware
 	Candidates []Candidate
 	// Total is the size of the whole request as it would be sent with the
-	// bodies archived so far (same unit as the offsets).
+	// bodies archived so far (same unit as the offsets). A rewrite is
+	// charged from the body to Total, including what this request adds
+	// after the previous one, which is written anyway: the margin keeps a
+	// body from looking cheap to archive just after a load appended a
+	// large body behind it (docs/cache-aware.md, "The arithmetic").
 	Total int64
-	// Cached is where the part of the request that the provider may hold
-	// in its cache ends: the size of the previous request (what follows is
-	// new and written anyway). 0: unknown, the whole request counts.
-	Cached int64
 	// Cold says the provider's cache holds nothing of this request; Why
 	// says why, for reasons.
 	Cold    bool
@@ -420,9 +420,6 @@ func PlanArchives(c CacheCase) []Timing {
 		}
 	}
 	upTo := min(brk, c.Total)
-	if c.Cached > 0 {
-		upTo = min(upTo, c.Cached)
-	}
 	// The cache may be cold (the lifetime has passed): with probability q
 	// the rewrite costs nothing and the request saves the write of the
 	// bodies; otherwise it is the hot case.
