@@ -1065,7 +1065,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		prevT, prevModel = t, key
 		prevUsage, havePrevUsage = rules.Usage{CacheRead: int64(c.CacheReadTokens), CacheWrite: int64(c.CacheWriteTokens)}, true
 		prevSegs, prevTail, prevLen = segs, tail, c.PromptChars
-		prevSize = pricing.Length(segs) + pricing.Length(tail)
+		prevSize = c.PromptChars // Length(segs) + Length(tail)
 		if spec.Bridge {
 			prevSize = rb.btotal
 		}
