@@ -951,9 +951,13 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 	var prevT time.Time
 	prevModel := ""
 	archivedSeen := map[string]bool{}
+	skillOf := map[string]string{} // load id -> skill, for the decision notes
 	nReload := 0
 
 	observeLoad := func(l load) {
+		if notes {
+			skillOf[l.ID] = l.Skill
+		}
 		if p, ok := last[l.Skill]; ok {
 			if _, gone := st.Archived()[p.ID]; gone {
 				out.reloads++
@@ -1040,12 +1044,12 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: req})
 		if logging {
 			for _, t := range src.Deferred() {
-				if keptIn[t.ID] == turn+1 {
+				if tn, ok := keptIn[t.ID]; ok && tn == turn {
 					continue
 				}
-				keptIn[t.ID] = turn + 1
+				keptIn[t.ID] = turn
 				out.notes = append(out.notes, DecisionNote{Request: number + 1, Turn: max(turn, 1), Action: "kept",
-					Skill: skillOfLoad(last, t.ID), ID: t.ID, Code: string(t.Code), Text: t.Text})
+					Skill: skillOf[t.ID], ID: t.ID, Code: string(t.Code), Text: t.Text})
 			}
 		}
 		if next := st.Archived(); !sameArch(arch, next) {
@@ -1215,16 +1219,6 @@ func joinText(a, b string) string {
 		return b
 	}
 	return a + "; " + b
-}
-
-// skillOfLoad names the skill whose latest load is id ("" when none is).
-func skillOfLoad(last map[string]load, id string) string {
-	for skill, l := range last {
-		if l.ID == id {
-			return skill
-		}
-	}
-	return ""
 }
 
 // folders lists where a skill's files live: the folders its loads named,
