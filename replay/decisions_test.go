@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // TestReplayDecisions: with Options.Decisions each engine strategy of a
@@ -17,26 +15,12 @@ import (
 // why; a body kept due is noted once a turn; keep-all lists nothing, and
 // asking changes no figure.
 func TestReplayDecisions(t *testing.T) {
-	// Alpha is read in turn 1; turn 8 asks for beta, so alpha is due from
-	// its first request (16: turn 1 makes three requests, the others two).
-	// Pauses are 6 minutes.
-	file := foresightSessionPrompts(t, map[int]string{8: "now do the beta work, all of the beta work"}, 10, 20000, 20000, 6*time.Minute)
-	cat := lifecycle.CatalogOf([]skills.Skill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's work."}}, nil)
-	cfg := rules.Default()
-	cfg.MinKeep = 0
-	cfg.CacheAware.ColdConfidence = 0
+	// alphaBeta: alpha is due from the first request of turn 8, 16 (turn
+	// 1 makes three requests, the others two).
+	file, cat, cfg := alphaBeta(t, 10)
 	run := func(ttl time.Duration, decisions bool) *Report {
 		t.Helper()
-		r := NewRunner(Options{Pack: bridgePack(), Prices: testPrices(), TTL: ttl, Decisions: decisions,
-			Strategies: []StrategySpec{EngineSpec("defaults", cat, cfg)}})
-		if err := r.AddFile(file); err != nil {
-			t.Fatal(err)
-		}
-		rep := r.Report()
-		if len(rep.Diagnostics) > 0 {
-			t.Fatalf("diagnostics: %v", rep.Diagnostics)
-		}
-		return rep
+		return replayFile(t, file, Options{TTL: ttl, Decisions: decisions, Strategies: []StrategySpec{EngineSpec("defaults", cat, cfg)}})
 	}
 	type note struct {
 		Request, Turn int

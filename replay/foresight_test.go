@@ -7,9 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // foresightSession is a session of turns user turns: turn 1 reads alpha's
@@ -80,17 +78,9 @@ func foresightReport(t *testing.T, file string, ttl time.Duration, cfg rules.Con
 // and the bridge keeping every body, in that order.
 func foresightReplay(t *testing.T, file string, ttl time.Duration, cfg rules.Config) []StrategyResult {
 	t.Helper()
-	cat := lifecycle.CatalogOf([]skills.Skill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's work."}}, nil)
-	r := NewRunner(Options{Pack: bridgePack(), Prices: testPrices(), TTL: ttl,
-		Strategies: []StrategySpec{ForesightSpec(cat, cfg), ForesightTimingSpec(cat, cfg), {Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }}}})
-	if err := r.AddFile(file); err != nil {
-		t.Fatal(err)
-	}
-	rep := r.Report()
-	if len(rep.Diagnostics) > 0 {
-		t.Fatalf("diagnostics: %v", rep.Diagnostics)
-	}
-	return rep.Strategies
+	cat := alphaBetaCatalog()
+	return replayFile(t, file, Options{TTL: ttl,
+		Strategies: []StrategySpec{ForesightSpec(cat, cfg), ForesightTimingSpec(cat, cfg), {Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }}}}).Strategies
 }
 
 // TestForesightTiming: the timing-only yardstick archives only what

@@ -18,24 +18,12 @@ import (
 // past the lifetime are cold and archives alpha at once at turn 8; without
 // learning, or when the cache never expires, the hedge keeps it.
 func TestReplayTeachesTheLifetime(t *testing.T) {
-	file := foresightSessionPrompts(t, map[int]string{8: "now do the beta work, all of the beta work"}, 12, 20000, 20000, 6*time.Minute)
-	cat := lifecycle.CatalogOf([]skills.Skill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's work."}}, nil)
-	cfg := rules.Default()
-	cfg.MinKeep = 0
-	cfg.CacheAware.ColdConfidence = 0
+	file, cat, cfg := alphaBeta(t, 12)
 	off := cfg
 	off.CacheAware.LearnFromUsage = false
 	run := func(ttl time.Duration, cfg rules.Config) StrategyResult {
 		t.Helper()
-		r := NewRunner(Options{Pack: bridgePack(), Prices: testPrices(), TTL: ttl, Strategies: []StrategySpec{EngineSpec("defaults", cat, cfg)}})
-		if err := r.AddFile(file); err != nil {
-			t.Fatal(err)
-		}
-		rep := r.Report()
-		if len(rep.Diagnostics) > 0 {
-			t.Fatalf("diagnostics: %v", rep.Diagnostics)
-		}
-		return rep.Strategies[1]
+		return replayFile(t, file, Options{TTL: ttl, Strategies: []StrategySpec{EngineSpec("defaults", cat, cfg)}}).Strategies[1]
 	}
 	learned, hedged := run(5*time.Minute, cfg), run(5*time.Minute, off)
 	if learned.Archives != 1 {
@@ -50,4 +38,42 @@ func TestReplayTeachesTheLifetime(t *testing.T) {
 			never.CostUSD, never.Archives, neverOff.CostUSD, neverOff.Archives)
 	}
 	t.Logf("5 min: learned %.6f (%d archives), hedged %.6f (%d); none: %.6f (%d)", learned.CostUSD, learned.Archives, hedged.CostUSD, hedged.Archives, never.CostUSD, never.Archives)
+}
+
+// alphaBeta is a session of the given number of turns, 6 minutes apart:
+// alpha (20,000 characters) is read in turn 1 and turn 8 asks for beta,
+// so the rules drop alpha there. cfg keeps no body for being recent and
+// trusts no pause to be cold (coldConfidence 0).
+func alphaBeta(t *testing.T, turns int) (file string, cat lifecycle.Catalog, cfg rules.Config) {
+	t.Helper()
+	file = foresightSessionPrompts(t, map[int]string{8: "now do the beta work, all of the beta work"}, turns, 20000, 20000, 6*time.Minute)
+	cat = alphaBetaCatalog()
+	cfg = rules.Default()
+	cfg.MinKeep = 0
+	cfg.CacheAware.ColdConfidence = 0
+	return file, cat, cfg
+}
+
+// alphaBetaCatalog is the catalog of foresightSession's skills.
+func alphaBetaCatalog() lifecycle.Catalog {
+	return lifecycle.CatalogOf([]skills.Skill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's work."}}, nil)
+}
+
+// replayFile replays file with opts, under the bridge's pack and, unless
+// opts names others, the test prices, and fails on any diagnostic.
+func replayFile(t *testing.T, file string, opts Options) *Report {
+	t.Helper()
+	opts.Pack = bridgePack()
+	if opts.Prices == nil {
+		opts.Prices = testPrices()
+	}
+	r := NewRunner(opts)
+	if err := r.AddFile(file); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Report()
+	if len(rep.Diagnostics) > 0 {
+		t.Fatalf("diagnostics: %v", rep.Diagnostics)
+	}
+	return rep
 }

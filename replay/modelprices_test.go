@@ -4,10 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // TestReplayGivesTheModelsPrices: replay tells the engine the cache prices
@@ -19,7 +17,7 @@ import (
 // unless fromModel is off.
 func TestReplayGivesTheModelsPrices(t *testing.T) {
 	file := foresightSessionPrompts(t, map[int]string{8: "now do the beta work, all of the beta work"}, 12, 20000, 20000, time.Minute)
-	cat := lifecycle.CatalogOf([]skills.Skill{{Name: "alpha", Description: "Alpha things."}, {Name: "beta", Description: "Beta's work."}}, nil)
+	cat := alphaBetaCatalog()
 	table := func(read, write float64) *pricing.Table {
 		tb := pricing.NewTable()
 		tb.Default = pricing.Prices{Input: 1, Output: 2, CacheRead: read, CacheWrite: write}
@@ -40,14 +38,7 @@ func TestReplayGivesTheModelsPrices(t *testing.T) {
 		{"reads at the input price, fromModel off: kept", table(1, 1), off, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := NewRunner(Options{Pack: bridgePack(), Prices: tc.prices, Strategies: []StrategySpec{EngineSpec("defaults", cat, tc.cfg)}})
-			if err := r.AddFile(file); err != nil {
-				t.Fatal(err)
-			}
-			rep := r.Report()
-			if len(rep.Diagnostics) > 0 {
-				t.Fatalf("diagnostics: %v", rep.Diagnostics)
-			}
+			rep := replayFile(t, file, Options{Prices: tc.prices, Strategies: []StrategySpec{EngineSpec("defaults", cat, tc.cfg)}})
 			if got := rep.Strategies[1].Archives; got != tc.archives {
 				t.Errorf("archives %d, want %d", got, tc.archives)
 			}

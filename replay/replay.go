@@ -1207,18 +1207,12 @@ func noteOf(d lifecycle.Decision) (DecisionNote, bool) {
 	}
 	if t := d.Timing; t != nil {
 		n.Code = string(t.Code)
-		if t.Text != "" {
-			n.Text = joinText(n.Text, t.Text)
+		if n.Text != "" && t.Text != "" {
+			n.Text += "; "
 		}
+		n.Text += t.Text
 	}
 	return n, true
-}
-
-func joinText(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 // folders lists where a skill's files live: the folders its loads named,
