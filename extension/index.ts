@@ -18,7 +18,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import {
 	createMessageConnection,
 	type MessageConnection,
@@ -62,9 +62,10 @@ interface SkillLoadResult {
 interface LoadRef {
 	id: string;
 	skill: string;
-	kind: "tool" | "read" | "command" | "reattach";
+	kind: "tool" | "read" | "command" | "reattach" | "resource";
 	size: number;
 	hash?: string;
+	path?: string; // a resource: the file of the skill's folder, as read
 	offset: number; // characters before the body in the request (system prompt included)
 }
 
@@ -633,8 +634,9 @@ function messageSize(m: any): number {
 // findLoads walks the messages sent to the model and lists the skill
 // bodies in them, in order: skill tool results, full reads of a SKILL.md,
 // and /skill:name blocks in user messages, each with its position (base is
-// the size of what precedes the messages: the system prompt). total is the
-// size of the whole request.
+// the size of what precedes the messages: the system prompt), and the
+// other files of a skill's folder the model read (kind "resource": they go
+// with the skill's body). total is the size of the whole request.
 function findLoads(
 	messages: any[],
 	skills: HostSkill[],
@@ -642,7 +644,15 @@ function findLoads(
 	base: number,
 ): { loads: LoadRef[]; where: Map<string, { msg: number; kind: LoadRef["kind"] }>; total: number; previous: number } {
 	const byPath = new Map<string, string>();
-	for (const s of skills) byPath.set(resolve(s.path), s.name);
+	// The folders of the skills that are a SKILL.md, deepest first (a
+	// skill nested in another's folder owns its own files).
+	const folders: { dir: string; name: string }[] = [];
+	for (const s of skills) {
+		const p = resolve(s.path);
+		byPath.set(p, s.name);
+		if (basename(p) === "SKILL.md") folders.push({ dir: dirname(p) + sep, name: s.name });
+	}
+	folders.sort((a, b) => b.dir.length - a.dir.length);
 	const readArgs = new Map<string, any>();
 	const loads: LoadRef[] = [];
 	const where = new Map<string, { msg: number; kind: LoadRef["kind"] }>();
@@ -667,11 +677,16 @@ function findLoads(
 				}
 			} else if (m.toolName === "read") {
 				const args = readArgs.get(m.toolCallId);
-				if (args && args.offset === undefined && args.limit === undefined) {
-					const skill = byPath.get(resolvePath(args.path, cwd));
-					if (skill) {
-						loads.push({ id: m.toolCallId, skill, kind: "read", size: text.length, offset: at });
-						where.set(m.toolCallId, { msg: i, kind: "read" });
+				const p = args ? resolvePath(args.path, cwd) : "";
+				const skill = p ? byPath.get(p) : undefined;
+				if (skill && args.offset === undefined && args.limit === undefined) {
+					loads.push({ id: m.toolCallId, skill, kind: "read", size: text.length, offset: at });
+					where.set(m.toolCallId, { msg: i, kind: "read" });
+				} else if (p) {
+					const owner = folders.find((f) => p.startsWith(f.dir));
+					if (owner) {
+						loads.push({ id: m.toolCallId, skill: owner.name, kind: "resource", path: String(args.path), size: text.length, offset: at });
+						where.set(m.toolCallId, { msg: i, kind: "resource" });
 					}
 				}
 			}

@@ -23,6 +23,7 @@ type Engine struct {
 
 	bodies  []Body
 	byID    map[string]int
+	byRes   map[string]int // resource id -> index of the body it goes with
 	pins    map[string]bool
 	enabled *bool
 	topic   []string
@@ -64,6 +65,7 @@ func New(cat Catalog, cfg rules.Config) *Engine {
 func (e *Engine) reset() {
 	e.bodies = nil
 	e.byID = map[string]int{}
+	e.byRes = map[string]int{}
 	e.pins = map[string]bool{}
 	e.enabled = nil
 	e.topic = nil
@@ -204,7 +206,8 @@ func (e *Engine) archive(i int, r rules.Reason) Decision {
 	rr := r
 	b.Reason = &rr
 	b.Placeholder = rules.Placeholder(b.Skill)
-	return Decision{V: RecordVersion, Action: ActArchive, ID: b.ID, Skill: b.Skill, Reason: &rr, Placeholder: b.Placeholder}
+	return Decision{V: RecordVersion, Action: ActArchive, ID: b.ID, Skill: b.Skill, Reason: &rr, Placeholder: b.Placeholder,
+		Resources: resourceChanges(b.Resources, true)}
 }
 
 // cacheAware reports whether dropped bodies wait for cache-aware archiving.
@@ -326,6 +329,9 @@ func (e *Engine) loadOne(l Load) (ds []Decision, ok bool) {
 	if _, dup := e.byID[l.ID]; dup {
 		return nil, false
 	}
+	if _, dup := e.byRes[l.ID]; dup {
+		return nil, false
+	}
 	return e.bodyLoaded(l), true
 }
 
@@ -339,6 +345,7 @@ func (e *Engine) bodyLoaded(l Load) []Decision {
 	b := Body{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash, Run: run}
 	e.byID[b.ID] = len(e.bodies)
 	e.bodies = append(e.bodies, b)
+	e.takeResources(len(e.bodies) - 1)
 	ds := []Decision{{V: RecordVersion, Action: ActLoad, ID: b.ID, Skill: b.Skill, Size: b.Size, Kind: b.Kind, Hash: b.Hash, Run: b.Run}}
 	if !e.Enabled() {
 		return ds
@@ -423,7 +430,8 @@ func (e *Engine) Pin(skill string) []Decision {
 		b := &e.bodies[last]
 		b.Archived, b.Reason, b.Placeholder, b.Timing = false, nil, "", nil
 		ds = append(ds, Decision{V: RecordVersion, Action: ActUnarchive, ID: b.ID, Skill: skill,
-			Reason: &rules.Reason{Code: rules.KeepPinned, Text: "pinned with /skills-pin: the latest copy is restored"}})
+			Resources: resourceChanges(b.Resources, false),
+			Reason:    &rules.Reason{Code: rules.KeepPinned, Text: "pinned with /skills-pin: the latest copy is restored"}})
 	}
 	return ds
 }
@@ -490,6 +498,9 @@ func (e *Engine) Archived() map[string]string {
 	for _, b := range e.bodies {
 		if b.Archived {
 			m[b.ID] = b.Placeholder
+			for _, r := range b.Resources {
+				m[r.ID] = rules.ResourcePlaceholder(r.Skill, r.Path)
+			}
 		}
 	}
 	return m
@@ -553,6 +564,7 @@ func cloneBody(b Body) Body {
 		t := *b.Timing
 		b.Timing = &t
 	}
+	b.Resources = slices.Clone(b.Resources)
 	return b
 }
 
@@ -582,7 +594,12 @@ func (e *Engine) Restore(records []Record) []Problem {
 			}
 			e.byID[r.ID] = len(e.bodies)
 			e.bodies = append(e.bodies, Body{ID: r.ID, Skill: r.Skill, Size: r.Size, Kind: r.Kind, Hash: r.Hash, Run: r.Run})
+			e.takeResources(len(e.bodies) - 1)
 			e.run = max(e.run, r.Run-1)
+		case ActResource:
+			if msg := e.restoreResource(r); msg != "" {
+				bad(i, "%s", msg)
+			}
 		case ActArchive, ActUnarchive:
 			j, ok := e.byID[r.ID]
 			if !ok {

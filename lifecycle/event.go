@@ -13,6 +13,7 @@ type EventType string
 const (
 	EvPrompt   EventType = "prompt"    // Text
 	EvLoad     EventType = "load"      // Load
+	EvResource EventType = "resource"  // Resource
 	EvRunStart EventType = "run-start" //
 	EvRunEnd   EventType = "run-end"   //
 	EvPin      EventType = "pin"       // Skill
@@ -36,6 +37,8 @@ type Event struct {
 	On      bool      `json:"on,omitempty"`
 	Request *Request  `json:"request,omitempty"`
 	Loads   []Load    `json:"loads,omitempty"`
+	// Resource is a file of a skill's folder the model read (resource).
+	Resource *Resource `json:"resource,omitempty"`
 	// Selection is the model the host is on (model-selected).
 	Selection *models.Selection `json:"selection,omitempty"`
 	// ModelRef is the model a switch to failed (model-failed).
@@ -53,6 +56,11 @@ func (e *Engine) Apply(ev Event) ([]Decision, error) {
 			return nil, fmt.Errorf("lifecycle: load event without load")
 		}
 		return e.SkillLoaded(*ev.Load), nil
+	case EvResource:
+		if ev.Resource == nil {
+			return nil, fmt.Errorf("lifecycle: resource event without resource")
+		}
+		return e.ResourceRead(*ev.Resource), nil
 	case EvRunStart:
 		return e.RunStart(), nil
 	case EvRunEnd:

@@ -74,6 +74,14 @@ func randomEvent(r *rand.Rand, nLoads *int) Event {
 		return Event{Type: EvPrompt, Text: strings.Join(ws, " ")}
 	case k < 11:
 		*nLoads++
+		if r.Intn(4) == 0 {
+			// A file of a skill's folder read (a repeated id now and then).
+			id := fmt.Sprintf("res-%d", *nLoads)
+			if r.Intn(10) == 0 {
+				id = fmt.Sprintf("call-%d", 1+r.Intn(*nLoads))
+			}
+			return Event{Type: EvResource, Resource: &Resource{ID: id, Skill: skillNames[r.Intn(len(skillNames))], Path: "references/x.md", Size: int64(r.Intn(5000))}}
+		}
 		id := fmt.Sprintf("call-%d", *nLoads)
 		if r.Intn(10) == 0 && *nLoads > 1 {
 			id = fmt.Sprintf("call-%d", 1+r.Intn(*nLoads-1)) // a repeated id

@@ -29,6 +29,18 @@ type Load struct {
 	Hash  string   `json:"hash,omitempty"` // content hash of the body, for dedupe
 }
 
+// Resource is a file of a skill's folder other than its SKILL.md (a
+// reference, an asset) that the model read into the context, by a tool
+// call whose result holds it. While the skill's body is live, the file
+// belongs to that body's latest copy and is archived and unarchived with it
+// (archiveResources); read while no copy is live, it is left alone.
+type Resource struct {
+	ID    string `json:"id"` // the read's tool call id
+	Skill string `json:"skill"`
+	Path  string `json:"path,omitempty"` // as the model read it, for the placeholder
+	Size  int64  `json:"size,omitempty"`
+}
+
 // SkillInfo is what the engine knows of one installed skill.
 type SkillInfo struct {
 	Name        string
@@ -60,6 +72,7 @@ type Action string
 // show (pins, switching on and off) or ignore.
 const (
 	ActLoad      Action = "load"      // a body was loaded (record only)
+	ActResource  Action = "resource"  // file ID of Skill now goes with body Of (record only)
 	ActArchive   Action = "archive"   // replace body ID with Placeholder from now on
 	ActUnarchive Action = "unarchive" // stop replacing body ID
 	ActPin       Action = "pin"       // the user pinned Skill
@@ -104,6 +117,13 @@ type Decision struct {
 	Size   int64    `json:"size,omitempty"`  // load
 	Kind   LoadKind `json:"kind,omitempty"`  // load
 	Hash   string   `json:"hash,omitempty"`  // load
+	// Path and Of are a resource's file and the body it goes with
+	// (resource).
+	Path string `json:"path,omitempty"`
+	Of   string `json:"of,omitempty"`
+	// Resources are the files that go (archive) or come back (unarchive)
+	// with the body: the host replaces each by its Placeholder too.
+	Resources []ResourceChange `json:"resources,omitempty"`
 	// Run is the agent run a load belongs to (load) or that started (run).
 	Run         int           `json:"run,omitempty"`
 	Reason      *rules.Reason `json:"reason,omitempty"`      // archive, unarchive
@@ -124,6 +144,13 @@ type Decision struct {
 	// CacheLifetime is what the session has learned of the provider's
 	// cache lifetime from its usage (cache-lifetime).
 	CacheLifetime *rules.Lifetime `json:"cacheLifetime,omitempty"`
+}
+
+// ResourceChange is one file archived or unarchived with a body: its id,
+// and for an archive the placeholder that replaces it.
+type ResourceChange struct {
+	ID          string `json:"id"`
+	Placeholder string `json:"placeholder,omitempty"`
 }
 
 // ModelChange is a model decision as the host carries it out and the user
@@ -244,6 +271,9 @@ type Body struct {
 	Due *Due `json:"due,omitempty"`
 	// Timing is why it was archived when it was (cache-aware archiving).
 	Timing *rules.Timing `json:"timing,omitempty"`
+	// Resources are the files of the skill's folder that go with this
+	// copy of the body, in the order they were read.
+	Resources []Resource `json:"resources,omitempty"`
 }
 
 // State is everything the records restore: the bodies in load order, the

@@ -35,14 +35,22 @@ type LoadRef struct {
 	Kind  lifecycle.LoadKind `json:"kind"`
 	Size  int64              `json:"size"`
 	Hash  string             `json:"hash,omitempty"`
+	// Path is, for a file of a skill's folder (kind "resource"), the path
+	// the model read it by.
+	Path string `json:"path,omitempty"`
 	// Offset is the number of characters before the body in the request as
 	// the host would send it without any replacement (system prompt
 	// included); only meaningful when BeforeRequestParams.Total is set.
 	Offset int64 `json:"offset,omitempty"`
 }
 
+// kindResource is the kind of a LoadRef that is no body but a file of a
+// skill's folder other than SKILL.md (a reference, an asset) that the model
+// read: it goes with the skill's body (lifecycle.Resource).
+const kindResource lifecycle.LoadKind = "resource"
+
 // BeforeRequestParams lists the loads in the next model request, in
-// context order.
+// context order, with the files of skills' folders the model read.
 type BeforeRequestParams struct {
 	Loads []LoadRef `json:"loads"`
 	// SincePreviousMs is the time since the previous model request (0 for
@@ -343,14 +351,18 @@ func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
 			return nil, required(c.method, fmt.Sprintf("loads[%d].skill", i))
 		}
 		switch l.Kind {
-		case lifecycle.ByTool, lifecycle.ByRead, lifecycle.ByCommand, lifecycle.ByReattach:
+		case lifecycle.ByTool, lifecycle.ByRead, lifecycle.ByCommand, lifecycle.ByReattach, kindResource:
 		default:
-			return nil, rpcError(CodeInvalidParams, "%s: loads[%d].kind: %q is not one of tool, read, command, reattach", c.method, i, l.Kind)
+			return nil, rpcError(CodeInvalidParams, "%s: loads[%d].kind: %q is not one of tool, read, command, reattach, resource", c.method, i, l.Kind)
 		}
 	}
 	c.s.mu.Lock()
 	var ds []lifecycle.Decision
 	for _, l := range p.Loads {
+		if l.Kind == kindResource {
+			ds = append(ds, c.s.eng.ResourceRead(lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size})...)
+			continue
+		}
 		ds = append(ds, c.s.eng.SkillLoaded(lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash})...)
 	}
 	r := requestOf(p, c.s.eng.Archived())

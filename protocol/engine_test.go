@@ -693,3 +693,43 @@ func TestUsageReachesTheEngine(t *testing.T) {
 		})
 	}
 }
+
+// A file of a skill's folder that the host lists (kind "resource") after
+// the skill's body is replaced with that body.
+func TestResourceGoesWithItsBody(t *testing.T) {
+	h := packServer(t, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
+	loads := BeforeRequestParams{Loads: []LoadRef{
+		{ID: "call-1", Skill: "write-sql-migration", Kind: lifecycle.ByTool, Size: 4000},
+		{ID: "call-2", Skill: "write-sql-migration", Kind: "resource", Path: "references/migration-checklist.md", Size: 1500},
+	}}
+	for _, step := range []struct {
+		prompt string
+		want   []string
+	}{
+		{"add a migration that creates an index on users.email in Postgres", nil},
+		{"write the release notes and changelog for version 2.3 from the merged pull requests", []string{"call-1", "call-2"}},
+	} {
+		if err := h.call(MethodUserPrompt, UserPromptParams{Text: step.prompt}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var br BeforeRequestResult
+		if err := h.call(MethodBeforeRequest, loads, &br); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range br.Archive {
+			got = append(got, a.ID)
+		}
+		if !cmp.Equal(got, step.want) {
+			t.Fatalf("after %q: replaced %v, want %v", step.prompt, got, step.want)
+		}
+		if len(br.Archive) == 2 && br.Archive[1].Placeholder != rules.ResourcePlaceholder("write-sql-migration", "references/migration-checklist.md") {
+			t.Errorf("the file's placeholder is %q", br.Archive[1].Placeholder)
+		}
+	}
+	var bad BeforeRequestResult
+	err := h.call(MethodBeforeRequest, BeforeRequestParams{Loads: []LoadRef{{ID: "x", Skill: "a", Kind: "asset"}}}, &bad)
+	if err == nil || !strings.Contains(err.Error(), "resource") {
+		t.Errorf("unknown kind: error %v, want one naming the kinds", err)
+	}
+}

@@ -42,7 +42,10 @@ type Config struct {
 	MaxKeep               int      `json:"maxKeep"`
 	EvictOnSkillLoad      bool     `json:"evictOnSkillLoad"`
 	BlockDirectSkillReads bool     `json:"blockDirectSkillReads"`
-	Verbose               bool     `json:"verbose"`
+	// ArchiveResources archives the files of a skill's folder the model
+	// read while its body was live (references, assets) with that body.
+	ArchiveResources bool `json:"archiveResources"`
+	Verbose          bool `json:"verbose"`
 	// Models is the `models` key as written (model tiers, parsed by the
 	// models package); nil when no file sets it.
 	Models                  json.RawMessage `json:"models,omitempty"`
@@ -83,6 +86,7 @@ func Default() Config {
 		MaxKeep:                 0,
 		EvictOnSkillLoad:        true,
 		BlockDirectSkillReads:   true,
+		ArchiveResources:        true,
 		Verbose:                 true,
 		Models:                  nil,
 		SkipOnShortPrompts:      true,

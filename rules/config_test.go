@@ -26,6 +26,8 @@ func TestDefaultsMatchReference(t *testing.T) {
 			"cacheTTLSeconds": 300.0, "horizonTurns": 3.0, "horizonRequests": 0.0, "maxDueShare": 0.15,
 			"minRemainingRequests": 20.0, "maxRemainingRequests": 20.0, "boundMinChars": 40000.0,
 			"comebackBase": 0.25, "comebackLikely": 0.6, "coldConfidence": 0.5, "horizonWarm": false, "fromModel": true, "learnFromUsage": true},
+		// Not in the reference: a skill's files go with its body (docs/config.md).
+		"archiveResources": true,
 		// Not in the reference: dedupe and compaction (docs/compaction.md).
 		"dedupe":     "already-loaded",
 		"compaction": map[string]any{"reattach": true, "budgetTokens": 25000.0, "perSkillTokens": 5000.0},

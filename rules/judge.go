@@ -102,6 +102,12 @@ func Placeholder(skill string) string {
 	return fmt.Sprintf("[skill-lifecycle: the instructions of skill %q were archived to save context. If you need them again, call the skill tool: skill(%q).]", skill, skill)
 }
 
+// ResourcePlaceholder is what replaces a file of skill's folder (at path,
+// as the model read it) archived with the skill's body.
+func ResourcePlaceholder(skill, path string) string {
+	return fmt.Sprintf("[skill-lifecycle: %s, a file of skill %q, was archived with the skill's instructions to save context. If you need it again, read it again.]", path, skill)
+}
+
 // Superseded is the reason for archiving an older copy of a body when the
 // same skill was loaded again as newerID.
 func Superseded(skill, newerID string) Reason {

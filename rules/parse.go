@@ -36,6 +36,7 @@ type Fragment struct {
 	MaxKeep                 *int            `json:"maxKeep,omitempty"`
 	EvictOnSkillLoad        *bool           `json:"evictOnSkillLoad,omitempty"`
 	BlockDirectSkillReads   *bool           `json:"blockDirectSkillReads,omitempty"`
+	ArchiveResources        *bool           `json:"archiveResources,omitempty"`
 	Verbose                 *bool           `json:"verbose,omitempty"`
 	Models                  json.RawMessage `json:"models,omitempty"`
 	SkipOnShortPrompts      *bool           `json:"skipOnShortPrompts,omitempty"`
@@ -131,6 +132,7 @@ var options = []option{
 	intOpt("maxKeep", 0, maxCount, func(f *Fragment) **int { return &f.MaxKeep }, func(c *Config) *int { return &c.MaxKeep }),
 	boolOpt("evictOnSkillLoad", func(f *Fragment) **bool { return &f.EvictOnSkillLoad }, func(c *Config) *bool { return &c.EvictOnSkillLoad }),
 	boolOpt("blockDirectSkillReads", func(f *Fragment) **bool { return &f.BlockDirectSkillReads }, func(c *Config) *bool { return &c.BlockDirectSkillReads }),
+	boolOpt("archiveResources", func(f *Fragment) **bool { return &f.ArchiveResources }, func(c *Config) *bool { return &c.ArchiveResources }),
 	boolOpt("verbose", func(f *Fragment) **bool { return &f.Verbose }, func(c *Config) *bool { return &c.Verbose }),
 	{
 		key: "models",

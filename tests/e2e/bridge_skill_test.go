@@ -199,14 +199,23 @@ func TestBridgeBlocksSkillReads(t *testing.T) {
 }
 
 // scenarioArchive: after an unrelated prompt the body is archived in the very
-// next model request (placeholder in the payload); a related prompt keeps it.
-// minKeep is 0 so that a single body can go.
+// next model request (placeholder in the payload), and the reference file
+// the model read from the skill's folder with it; a related prompt keeps
+// both. minKeep is 0 so that a single body can go.
 func scenarioArchive(t *testing.T, pi PiInstall) {
-	env, prov, _ := bridgeEnv(t, pi, Steps(
-		[]Reply{Do(Call{Name: "skill", Args: map[string]any{"name": "tide-tables"}}), Say("High tide is at 06:12.")},
+	steps := Steps(
+		[]Reply{Do(Call{Name: "skill", Args: map[string]any{"name": "tide-tables"}}), {}, Say("High tide is at 06:12.")},
 		[]Reply{Say("Low tide is at 12:30.")},
 		[]Reply{Say("About two hours.")},
-	), `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
+	)
+	script := func(req *Request) Reply {
+		if req.UserTurn == 1 && req.Step == 1 {
+			ref := filepath.Join(filepath.Dir(ProjectSkillFile(req.SystemPrompt(), "tide-tables")), "references", "constituents.md")
+			return Do(Call{Name: "read", Args: map[string]any{"path": ref}})
+		}
+		return steps(req)
+	}
+	env, prov, _ := bridgeEnv(t, pi, script, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	res := env.RunOK(t, RunOpts{Prompts: []string{
 		"When is high tide tomorrow at the harbour?",
 		"And when are the low tides at the harbour on Friday, from the same tide tables?",
@@ -214,24 +223,27 @@ func scenarioArchive(t *testing.T, pi PiInstall) {
 	}, Approve: pi.TrustGated})
 	checkNoBridgeErrors(t, res)
 	reqs := prov.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("provider got %d requests, want 4", len(reqs))
+	if len(reqs) != 5 {
+		t.Fatalf("provider got %d requests, want 5", len(reqs))
 	}
-	if n := CountInMessages(reqs[1], "TIDE-BODY-41c7"); n != 1 {
-		t.Fatalf("the body is in request 1 %d times, want 1", n)
-	}
-	if n := CountInMessages(reqs[2], "TIDE-BODY-41c7"); n != 1 {
-		t.Errorf("related prompt: the body is in request 2 %d times, want 1 (kept)", n)
-	}
-	if n := CountInMessages(reqs[3], "TIDE-BODY-41c7"); n != 0 {
-		t.Errorf("unrelated prompt: the body is still in request 3 (%d times)", n)
-	}
-	if n := CountInMessages(reqs[3], placeholderTide); n != 1 {
-		t.Errorf("unrelated prompt: request 3 holds the placeholder %d times, want 1", n)
+	for i, what := range []string{"TIDE-BODY-41c7", "TIDE-REF-9a02"} {
+		if n := CountInMessages(reqs[2], what); n != 1 {
+			t.Fatalf("%s is in request 2 %d times, want 1", what, n)
+		}
+		if n := CountInMessages(reqs[3], what); n != 1 {
+			t.Errorf("related prompt: %s is in request 3 %d times, want 1 (kept)", what, n)
+		}
+		if n := CountInMessages(reqs[4], what); n != 0 {
+			t.Errorf("unrelated prompt: %s is still in request 4 (%d times)", what, n)
+		}
+		ph := []string{placeholderTide, `references/constituents.md, a file of skill "tide-tables", was archived`}[i]
+		if n := CountInMessages(reqs[4], ph); n != 1 {
+			t.Errorf("unrelated prompt: request 4 holds %q %d times, want 1", ph, n)
+		}
 	}
 	recs := records(t, MustReadSession(t, res.SessionFile))
-	if !hasRecord(recs, "archive", "tide-tables") {
-		t.Errorf("no archive record for tide-tables: %v", recs)
+	if !hasRecord(recs, "archive", "tide-tables") || !hasRecord(recs, "resource", "tide-tables") {
+		t.Errorf("no archive or resource record for tide-tables: %v", recs)
 	}
 	RecordSession(t, env, res.SessionFile, "bridge-archive-"+piTag(pi))
 }

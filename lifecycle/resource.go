@@ -1,0 +1,97 @@
+package lifecycle
+
+import (
+	"fmt"
+
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+)
+
+// ResourceRead records a file of a skill's folder (other than its
+// SKILL.md) that the model read into the context: with archiveResources,
+// it goes with the latest live copy of the skill's body from now on, and
+// is archived and unarchived with it. A read while no copy of the body is
+// live (the skill not loaded, or archived) is left alone: the model is
+// using the file on its own. A read without an id or skill, or whose id is
+// already known, is ignored.
+func (e *Engine) ResourceRead(r Resource) []Decision {
+	if r.ID == "" || r.Skill == "" || !e.cfg.ArchiveResources {
+		return nil
+	}
+	if _, dup := e.byID[r.ID]; dup {
+		return nil
+	}
+	if _, dup := e.byRes[r.ID]; dup {
+		return nil
+	}
+	i := e.liveIndex(r.Skill)
+	if i < 0 {
+		return nil
+	}
+	e.attach(i, r)
+	return []Decision{{V: RecordVersion, Action: ActResource, ID: r.ID, Skill: r.Skill, Size: r.Size, Path: r.Path, Of: e.bodies[i].ID}}
+}
+
+// liveIndex is the index of the latest live copy of skill's body, or -1.
+func (e *Engine) liveIndex(skill string) int {
+	for i := len(e.bodies) - 1; i >= 0; i-- {
+		if b := e.bodies[i]; b.Skill == skill && !b.Archived {
+			return i
+		}
+	}
+	return -1
+}
+
+func (e *Engine) attach(i int, r Resource) {
+	e.bodies[i].Resources = append(e.bodies[i].Resources, r)
+	e.byRes[r.ID] = i
+}
+
+// takeResources moves to body i, a copy just loaded, the files that went
+// with the earlier live copies of its skill: they belong to the copy the
+// model works from now, and go only when the skill itself does.
+func (e *Engine) takeResources(i int) {
+	skill := e.bodies[i].Skill
+	for j := 0; j < i; j++ {
+		o := &e.bodies[j]
+		if o.Skill != skill || o.Archived || len(o.Resources) == 0 {
+			continue
+		}
+		for _, r := range o.Resources {
+			e.attach(i, r)
+		}
+		o.Resources = nil
+	}
+}
+
+// restoreResource applies a resource record; it returns the problem, if
+// any.
+func (e *Engine) restoreResource(r Record) string {
+	if r.ID == "" || r.Skill == "" || r.Of == "" {
+		return "resource record without id, skill or of"
+	}
+	if _, dup := e.byRes[r.ID]; dup {
+		return fmt.Sprintf("resource %q recorded twice; the second record is ignored", r.ID)
+	}
+	i, ok := e.byID[r.Of]
+	if !ok {
+		return fmt.Sprintf("resource %q goes with body %q, which no earlier record loads", r.ID, r.Of)
+	}
+	e.attach(i, Resource{ID: r.ID, Skill: r.Skill, Path: r.Path, Size: r.Size})
+	return ""
+}
+
+// resourceChanges lists the files that go (archive: with their
+// placeholders) or come back with a body.
+func resourceChanges(rs []Resource, archive bool) []ResourceChange {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]ResourceChange, len(rs))
+	for k, r := range rs {
+		out[k].ID = r.ID
+		if archive {
+			out[k].Placeholder = rules.ResourcePlaceholder(r.Skill, r.Path)
+		}
+	}
+	return out
+}
