@@ -43,11 +43,19 @@ type load struct {
 	Body   string // text that entered the context
 }
 
+// resource is a file of a skill's folder other than its SKILL.md that a
+// read brought into the context (lifecycle.Resource).
+type resource struct {
+	ID, Skill, Path string
+	Size            int
+}
+
 // pathInfo is what detection found on one branch.
 type pathInfo struct {
-	loads   map[*session.Entry][]load  // at the tool result or user entry that carries the body
-	calls   map[*session.Entry][]*call // tool calls of each assistant entry
-	folders map[string][]string        // skill -> folders seen in loads
+	loads     map[*session.Entry][]load     // at the tool result or user entry that carries the body
+	resources map[*session.Entry][]resource // at the tool result that carries the file
+	calls     map[*session.Entry][]*call    // tool calls of each assistant entry
+	folders   map[string][]string           // skill -> folders seen in loads
 }
 
 // call is one tool call; the strings of its arguments are read when
@@ -72,8 +80,10 @@ var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`
 
 // detect finds the skill loads and tool calls on a branch.
 func detect(p *Pack, br []*session.Entry) *pathInfo {
-	info := &pathInfo{loads: map[*session.Entry][]load{}, calls: map[*session.Entry][]*call{}, folders: map[string][]string{}}
-	pending := map[string]load{} // tool call id -> load awaiting its result
+	info := &pathInfo{loads: map[*session.Entry][]load{}, resources: map[*session.Entry][]resource{},
+		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}}
+	pending := map[string]load{}      // tool call id -> load awaiting its result
+	pendingRes := map[string]string{} // tool call id -> path of another file read
 	addFolder := func(skill, folder string) {
 		if folder == "" {
 			return
@@ -132,10 +142,21 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 							pending[b.ID] = load{ID: b.ID, Skill: name, Kind: lifecycle.ByRead, Folder: dir, Path: fp}
 						}
 					}
+					if _, ok := pending[b.ID]; !ok && fp != "" {
+						pendingRes[b.ID] = fp
+					}
 				}
 				info.calls[e] = append(info.calls[e], &c)
 			}
 		case session.RoleToolResult:
+			if fp, ok := pendingRes[m.ToolCallID]; ok {
+				delete(pendingRes, m.ToolCallID)
+				if skill := info.owner(p, fp); skill != "" && !m.IsError {
+					t := toolResultText(m)
+					info.resources[e] = append(info.resources[e], resource{ID: m.ToolCallID, Skill: skill, Path: fp, Size: utf8.RuneCountInString(t)})
+				}
+				continue
+			}
 			l, ok := pending[m.ToolCallID]
 			if !ok {
 				continue
@@ -168,6 +189,34 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 		}
 	}
 	return info
+}
+
+// owner is the skill whose folder holds the file at fp: a folder its
+// loads named so far, or <dir>/<name> of a pack folder; the deepest wins
+// ("" for none).
+func (info *pathInfo) owner(p *Pack, fp string) string {
+	fp = path.Clean(fp)
+	best, depth := "", 0
+	try := func(skill, dir string) {
+		if dir != "" && strings.HasPrefix(fp, strings.TrimSuffix(dir, "/")+"/") && len(dir) > depth {
+			best, depth = skill, len(dir)
+		}
+	}
+	for skill, dirs := range info.folders {
+		for _, d := range dirs {
+			try(skill, d)
+		}
+	}
+	if p != nil {
+		for _, d := range p.Dirs {
+			if rest, ok := strings.CutPrefix(fp, strings.TrimSuffix(d, "/")+"/"); ok {
+				if name, _, ok := strings.Cut(rest, "/"); ok && p.known(name) {
+					try(name, path.Join(d, name))
+				}
+			}
+		}
+	}
+	return best
 }
 
 // CommandLoadID is the load id of a /skill:name block, as the bridge

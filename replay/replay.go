@@ -329,7 +329,8 @@ type branch struct {
 	buf       []byte
 	trail     pricing.Segment
 	trailOnly []pricing.Segment
-	loadIDs   map[string]bool // ids of every load on the branch (and added reloads)
+	loadIDs   map[string]bool // ids of every load on the branch (and added reloads), and of the files read from skills' folders
+	resIDs    map[string]bool // ids of those files
 	// hasRecords: the bridge recorded archive decisions on this branch;
 	// the recorded requests carried its placeholders, so calibration
 	// applies them.
@@ -346,6 +347,14 @@ func (r *Runner) newBranch(br []*session.Entry) *branch {
 	for _, ls := range b.info.loads {
 		for _, l := range ls {
 			b.loadIDs[l.ID] = true
+		}
+	}
+	// A file read from a skill's folder is placed like a body: it goes
+	// with one (lifecycle.Resource).
+	b.resIDs = map[string]bool{}
+	for _, rs := range b.info.resources {
+		for _, r := range rs {
+			b.loadIDs[r.ID], b.resIDs[r.ID] = true, true
 		}
 	}
 	for _, e := range br {
@@ -1057,7 +1066,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 			segs, tail = rb.request(cb, arch, inserts, insVersion, e)
 		}
 		for id := range arch {
-			if !archivedSeen[id] && (dd == nil || !dd.Deduped(id)) {
+			if !archivedSeen[id] && !b.resIDs[id] && (dd == nil || !dd.Deduped(id)) {
 				archivedSeen[id] = true
 				out.archives++
 			}
@@ -1168,6 +1177,9 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		if m != nil && m.Role == session.RoleToolResult {
 			for _, l := range loads[e] {
 				observeLoad(l)
+			}
+			for _, r := range b.info.resources[e] {
+				st.Observe(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: r.ID, Skill: r.Skill, Path: r.Path, Size: int64(r.Size)}})
 			}
 		}
 	}

@@ -216,11 +216,17 @@ func (r *Recorded) ObserveEntry(e *session.Entry) {
 			next = map[string]string{}
 		}
 		next[d.ID] = d.Placeholder
+		for _, res := range d.Resources { // the files that go with the body
+			next[res.ID] = res.Placeholder
+		}
 		r.arch = next // a new map: callers compare sets by content
 	case lifecycle.ActUnarchive:
 		if _, ok := r.arch[d.ID]; ok {
 			next := maps.Clone(r.arch)
 			delete(next, d.ID)
+			for _, res := range d.Resources {
+				delete(next, res.ID)
+			}
 			r.arch = next
 		}
 	}

@@ -16,8 +16,9 @@ import (
 )
 
 // Foresight is the bound on what archiving alone could save on one run:
-// the run's own requests re-priced as if skill bodies had been replaced by
-// their placeholders, by a policy that knows the scenario's future. It
+// the run's own requests re-priced as if skill bodies (with the files of
+// their folders the agent read, as archiveResources does) had been replaced
+// by their placeholders, by a policy that knows the scenario's future. It
 // archives only bodies of skills the scenario does not use again (no
 // Load, Need or Ref step in any later turn), at the first request of a
 // turn after the last use, so it never pays for a reload. Two plans:
@@ -60,6 +61,33 @@ var (
 	piBodyRE     = regexp.MustCompile(`^---\r?\nname:\s*([a-z0-9-]+)`)
 	bridgeBodyRE = regexp.MustCompile(`^<skill_content name="([a-z0-9-]+)">`)
 )
+
+// skillFileRE finds the skill and the file in a path under a scenario's
+// skill folder.
+var skillFileRE = regexp.MustCompile(`(?:^|/)` + regexp.QuoteMeta(e2e.SkillDir) + `/([a-z0-9-]+)/(.+)$`)
+
+// noteReads records the path of each read among an assistant message's
+// tool calls (OpenAI chat completions form).
+func noteReads(raw json.RawMessage, reads map[string]string) {
+	var calls []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &calls) != nil {
+		return
+	}
+	for _, c := range calls {
+		var a struct {
+			Path string `json:"path"`
+		}
+		if c.Function.Name == "read" && json.Unmarshal([]byte(c.Function.Arguments), &a) == nil {
+			reads[c.ID] = a.Path
+		}
+	}
+}
 
 // foresightReq is one request split so that bodies can be swapped.
 type foresightReq struct {
@@ -110,25 +138,41 @@ func splitRequests(run *Run) ([]foresightReq, error) {
 		if err := json.Unmarshal(fr.body["messages"], &fr.msgs); err != nil {
 			return nil, fmt.Errorf("request %d: messages: %v", r.Index, err)
 		}
+		reads := map[string]string{} // tool call id -> path of a read
 		for i, raw := range fr.msgs {
 			var m map[string]json.RawMessage
 			if json.Unmarshal(raw, &m) != nil {
 				continue
 			}
 			var role, content string
-			if json.Unmarshal(m["role"], &role) != nil || role != "tool" || json.Unmarshal(m["content"], &content) != nil {
+			if json.Unmarshal(m["role"], &role) == nil && role == "assistant" {
+				noteReads(m["tool_calls"], reads)
 				continue
 			}
-			sk := ""
+			if role != "tool" || json.Unmarshal(m["content"], &content) != nil {
+				continue
+			}
+			sk, ph := "", ""
 			if g := piBodyRE.FindStringSubmatch(content); g != nil {
 				sk = g[1]
 			} else if g := bridgeBodyRE.FindStringSubmatch(content); g != nil {
 				sk = g[1]
+			} else {
+				// A file of a skill's folder goes with its body
+				// (archiveResources), the same turns.
+				var id string
+				_ = json.Unmarshal(m["tool_call_id"], &id)
+				if g := skillFileRE.FindStringSubmatch(reads[id]); g != nil && g[2] != "SKILL.md" {
+					sk, ph = g[1], rules.ResourcePlaceholder(g[1], reads[id])
+				}
 			}
 			if sk == "" {
 				continue
 			}
-			m["content"], _ = json.Marshal(rules.Placeholder(sk))
+			if ph == "" {
+				ph = rules.Placeholder(sk)
+			}
+			m["content"], _ = json.Marshal(ph)
 			alt, err := json.Marshal(m)
 			if err != nil {
 				return nil, err
