@@ -82,6 +82,9 @@ func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
 			}
 		} else {
 			state[b.Skill] = "loaded"
+			if n := len(b.Resources); n > 0 {
+				state[b.Skill] = fmt.Sprintf("loaded, with %d %s of its folder", n, plural(n, "file", "files"))
+			}
 		}
 	}
 	entry, entrySrc := eng.Entry()
@@ -298,4 +301,11 @@ func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

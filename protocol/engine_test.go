@@ -723,6 +723,15 @@ func TestResourceGoesWithItsBody(t *testing.T) {
 		if !cmp.Equal(got, step.want) {
 			t.Fatalf("after %q: replaced %v, want %v", step.prompt, got, step.want)
 		}
+		if step.want == nil {
+			var l CommandResult
+			if err := h.call(MethodCommand, CommandParams{Name: "skills-list"}, &l); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(l.Text, "write-sql-migration [loaded, with 1 file of its folder]") {
+				t.Errorf("skills-list does not count the file:\n%s", l.Text)
+			}
+		}
 		if len(br.Archive) == 2 && br.Archive[1].Placeholder != rules.ResourcePlaceholder("write-sql-migration", "references/migration-checklist.md") {
 			t.Errorf("the file's placeholder is %q", br.Archive[1].Placeholder)
 		}
