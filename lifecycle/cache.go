@@ -244,15 +244,10 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		cd := rules.Candidate{ID: b.ID, Placeholder: int64(math.Ceil(float64(len(rules.Placeholder(b.Skill))) / cpu)),
 			Overdue: rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn)}
 		if p, ok := pos[b.ID]; ok {
+			// The body alone: the files that go with it are a bonus the
+			// timing does not count (docs/cache-aware.md, "A skill's
+			// files": counting them tipped archives that came back).
 			cd.Known, cd.Offset, cd.Size = true, p.Offset, p.Size
-			// The files that go with the body follow it: archiving
-			// saves them too, and rewrites nothing more.
-			for _, res := range b.Resources {
-				if rp, ok := pos[res.ID]; ok && rp.Offset >= p.Offset {
-					cd.Size += rp.Size
-					cd.Placeholder += int64(math.Ceil(float64(len(rules.ResourcePlaceholder(res.Skill, res.Path))) / cpu))
-				}
-			}
 		} else if len(r.Bodies) > 0 {
 			gone = append(gone, i)
 			continue

@@ -133,22 +133,19 @@ func TestResourcesOff(t *testing.T) {
 	}
 }
 
-// Cache-aware archiving counts a body's files in what archiving it saves:
-// a body that does not pay alone pays with the file read after it.
-func TestResourcesCountInTheSaving(t *testing.T) {
+// Cache-aware archiving weighs the body alone, not the files that go with
+// it (docs/cache-aware.md, "A skill's files"): a body that does not pay
+// alone is kept, however large a file was read after it.
+func TestTimingWeighsTheBodyAlone(t *testing.T) {
 	cfg := cacheCfg(true)
 	cfg.CacheAware.HorizonTurns = 5
 	cfg.CacheAware.MinRemainingRequests, cfg.CacheAware.MaxRemainingRequests = 20, 20
 	evs := []Event{evStart(), evLoad("a", "eda"), evRes("r", "eda"), evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship")}
 	// a at 100 (1,000), its file at 1,100 (size f), s after it; 2,000 after s.
-	plan := func(f int64, withFile bool) rules.Timing {
+	plan := func(f int64) rules.Timing {
 		e := New(testCatalog(), cfg)
 		play(t, e, evs)
-		r := Request{Number: 5, SincePrevious: time.Second, Bodies: []BodyPosition{{ID: "a", Offset: 100, Size: 1000}}}
-		if withFile {
-			r.Bodies = append(r.Bodies, BodyPosition{ID: "r", Offset: 1100, Size: f})
-		}
-		r.Bodies = append(r.Bodies, BodyPosition{ID: "s", Offset: 1100 + f, Size: 1000})
+		r := Request{Number: 5, SincePrevious: time.Second, Bodies: []BodyPosition{{ID: "a", Offset: 100, Size: 1000}, {ID: "r", Offset: 1100, Size: f}, {ID: "s", Offset: 1100 + f, Size: 1000}}}
 		r.Total = 1100 + f + 1000 + 2000
 		p := e.PlanRequest(r)
 		if len(p) != 1 || p[0].ID != "a" {
@@ -156,19 +153,13 @@ func TestResourcesCountInTheSaving(t *testing.T) {
 		}
 		return p[0]
 	}
-	const f = 8000
-	alone, with := plan(f, false), plan(f, true)
 	ca := cfg.CacheAware
-	ph := float64(len(rules.Placeholder("eda")))
-	rph := float64(len(rules.ResourcePlaceholder("eda", "references/r.md")))
-	if want := ca.ReadPrice * (1000 - ph); !near(alone.Save, want) {
-		t.Errorf("saving without the file's position %.1f, want %.1f (the body alone)", alone.Save, want)
-	}
-	if want := ca.ReadPrice * (1000 - ph + f - rph); !near(with.Save, want) {
-		t.Errorf("saving with the file %.1f, want %.1f (body and file)", with.Save, want)
-	}
-	if alone.Archive || !with.Archive {
-		t.Errorf("archive alone %v (%s), with the file %v (%s): want false, true", alone.Archive, alone.Text, with.Archive, with.Text)
+	want := ca.ReadPrice * (1000 - float64(len(rules.Placeholder("eda"))))
+	for _, f := range []int64{500, 8000} {
+		got := plan(f)
+		if !near(got.Save, want) || got.Archive {
+			t.Errorf("file of %d: saving %.1f, archive %v (%s); want %.1f (the body alone), kept", f, got.Save, got.Archive, got.Text, want)
+		}
 	}
 }
 

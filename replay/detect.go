@@ -78,8 +78,9 @@ func (c *call) strings() []string {
 
 var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`)
 
-// detect finds the skill loads and tool calls on a branch.
-func detect(p *Pack, br []*session.Entry) *pathInfo {
+// detect finds the skill loads and tool calls on a branch; cwd (the
+// session's) resolves the relative paths of reads of skills' files.
+func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 	info := &pathInfo{loads: map[*session.Entry][]load{}, resources: map[*session.Entry][]resource{},
 		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}}
 	pending := map[string]load{}      // tool call id -> load awaiting its result
@@ -151,7 +152,11 @@ func detect(p *Pack, br []*session.Entry) *pathInfo {
 		case session.RoleToolResult:
 			if fp, ok := pendingRes[m.ToolCallID]; ok {
 				delete(pendingRes, m.ToolCallID)
-				if skill := info.owner(p, fp); skill != "" && !m.IsError {
+				abs := fp
+				if !path.IsAbs(abs) && cwd != "" {
+					abs = path.Join(cwd, abs)
+				}
+				if skill := info.owner(p, abs); skill != "" && !m.IsError {
 					t := toolResultText(m)
 					info.resources[e] = append(info.resources[e], resource{ID: m.ToolCallID, Skill: skill, Path: fp, Size: utf8.RuneCountInString(t)})
 				}

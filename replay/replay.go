@@ -341,8 +341,8 @@ type branch struct {
 	bv *bridgeView
 }
 
-func (r *Runner) newBranch(br []*session.Entry) *branch {
-	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br), segs: map[segKey]msgSeg{},
+func (r *Runner) newBranch(br []*session.Entry, cwd string) *branch {
+	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br, cwd), segs: map[segKey]msgSeg{},
 		synth: map[string]*session.Message{}, loadIDs: map[string]bool{}}
 	for _, ls := range b.info.loads {
 		for _, l := range ls {
@@ -371,7 +371,7 @@ func (r *Runner) newBranch(br []*session.Entry) *branch {
 
 func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 	br := s.Branch(leaf)
-	b := r.newBranch(br)
+	b := r.newBranch(br, s.Header.Cwd)
 	b.seq0 = r.seq
 	rep := BranchReport{File: s.Path, Leaf: leaf.ID}
 	for _, e := range br {

@@ -288,7 +288,7 @@ func TestDetectLoads(t *testing.T) {
 	type got struct{ ID, Skill, Kind, Folder, Body string }
 	collect := func(p *Pack) []got {
 		var out []got
-		info := detect(p, br)
+		info := detect(p, br, s.Header.Cwd)
 		for _, e := range br {
 			for _, l := range info.loads[e] {
 				out = append(out, got{l.ID, l.Skill, string(l.Kind), l.Folder, l.Body})
@@ -392,7 +392,7 @@ func TestBodyPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := NewRunner(Options{Pack: &Pack{Names: map[string]bool{"beta": true, "gamma": true}}})
-	b := r.newBranch(s.Branch(s.Leaf()))
+	b := r.newBranch(s.Branch(s.Leaf()), s.Header.Cwd)
 	const header = 100
 	rb := b.newBuilder(pricing.Segment{Hash: 1, Len: header}, 0, nil)
 	cb := session.NewContextBuilder(b.br)

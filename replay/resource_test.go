@@ -46,7 +46,8 @@ func resourceSession(t *testing.T, refChars int, readAgain bool) string {
 		add(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": prompt}}})
 		if turn == 1 {
 			call("c1", "read", map[string]any{"path": "/p/.agents/skills/alpha/SKILL.md"}, body)
-			call("g1", "read", map[string]any{"path": "/p/.agents/skills/alpha/references/guide.md"}, guide)
+			// Relative to the session's cwd (/p), as the agent may write it.
+			call("g1", "read", map[string]any{"path": ".agents/skills/alpha/references/guide.md"}, guide)
 		}
 		if turn == 6 && readAgain {
 			call("g6", "read", map[string]any{"path": "/p/.agents/skills/alpha/references/guide.md"}, guide)
@@ -82,7 +83,7 @@ func TestReplayArchivesResources(t *testing.T) {
 	// The last request is the peak of all three; the guide's characters
 	// (less its placeholder) are what separates on from off.
 	saved := float64(without.PeakContext-on.PeakContext) * cpt
-	ph := float64(len(rules.ResourcePlaceholder("alpha", "/p/.agents/skills/alpha/references/guide.md")))
+	ph := float64(len(rules.ResourcePlaceholder("alpha", ".agents/skills/alpha/references/guide.md")))
 	if want := float64(ref) - ph; saved < 0.9*want || saved > 1.1*want {
 		t.Errorf("peak: on %d, off %d tokens: %.0f characters apart, want about %.0f (the guide)", on.PeakContext, without.PeakContext, saved, want)
 	}
