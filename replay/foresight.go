@@ -37,7 +37,7 @@ func ForesightSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 		}
 	}
 	spec := StrategySpec{Name: ForesightName, Bridge: true, Wanted: WantedBy(cat.Ranker, cfg, entry)}
-	spec.search = &foresight{pinned: pinned, dedupe: cfg.Dedupe == rules.DedupeAlreadyLoaded}
+	spec.search = &foresight{pinned: pinned, dedupe: cfg.Dedupe == rules.DedupeAlreadyLoaded, files: cfg.ArchiveResources}
 	spec.New = func() Strategy { return spec.search.strategy(nil, nil) }
 	return spec
 }
@@ -68,6 +68,9 @@ func ForesightTimingSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 type foresight struct {
 	pinned map[string]bool
 	dedupe bool
+	// files: the files of a skill's folder go with its body, as the
+	// engine ties them (archiveResources).
+	files bool
 	// relevance, when set, is the relevance-only strategy whose archive
 	// turns bound the plan (ForesightTimingSpec).
 	relevance *StrategySpec
@@ -110,7 +113,7 @@ type planLoad struct {
 
 func (f *foresight) strategy(plan map[string]int, seen *[]planLoad) *planStrategy {
 	return &planStrategy{f: f, plan: plan, seen: seen, skill: map[string]string{}, hash: map[string]string{},
-		seq: map[string]int{}, notes: map[string]string{}}
+		seq: map[string]int{}, notes: map[string]string{}, owner: map[string]string{}, file: map[string]lifecycle.Resource{}}
 }
 
 // search finds the branch's plan; price replays the branch under a
@@ -180,6 +183,8 @@ type planStrategy struct {
 	seq   map[string]int
 	notes map[string]string // load id -> the note that replaced it
 	arch  map[string]string
+	owner map[string]string             // file id -> the load it goes with
+	file  map[string]lifecycle.Resource // file id -> the file
 }
 
 // Observe counts the turns and takes the loads.
@@ -194,6 +199,10 @@ func (p *planStrategy) Observe(ev lifecycle.Event) {
 	case lifecycle.EvLoads:
 		for _, l := range ev.Loads {
 			p.load(l)
+		}
+	case lifecycle.EvResource:
+		if ev.Resource != nil {
+			p.resource(*ev.Resource)
 		}
 	default:
 		return
@@ -214,8 +223,39 @@ func (p *planStrategy) load(l lifecycle.Load) {
 		}
 	}
 	p.skill[l.ID], p.hash[l.ID], p.seq[l.ID] = l.Skill, l.Hash, len(p.seq)+1
-	if _, note := p.notes[l.ID]; !note && p.seen != nil {
+	if _, note := p.notes[l.ID]; note {
+		return
+	}
+	if p.seen != nil {
 		*p.seen = append(*p.seen, planLoad{id: l.ID, turn: max(p.turn, 1)})
+	}
+	// A newer copy takes over the files of the live copies of its skill.
+	for fid, o := range p.owner {
+		if _, gone := p.arch[o]; !gone && p.skill[o] == l.Skill {
+			p.owner[fid] = l.ID
+		}
+	}
+}
+
+// resource ties a file read from a skill's folder to the latest live copy
+// of the skill's body, as the engine does; with none, the file stays.
+func (p *planStrategy) resource(r lifecycle.Resource) {
+	if !p.f.files || r.ID == "" {
+		return
+	}
+	if _, known := p.owner[r.ID]; known {
+		return
+	}
+	best := ""
+	for id, sk := range p.skill {
+		_, gone := p.arch[id]
+		_, note := p.notes[id]
+		if sk == r.Skill && !gone && !note && (best == "" || p.seq[id] > p.seq[best]) {
+			best = id
+		}
+	}
+	if best != "" {
+		p.owner[r.ID], p.file[r.ID] = best, r
 	}
 }
 
@@ -227,6 +267,12 @@ func (p *planStrategy) update() {
 			p.arch[id] = n
 		} else if t, ok := p.plan[id]; ok && p.turn >= t && (!p.f.pinned[sk] || p.newerCopy(id)) {
 			p.arch[id] = rules.Placeholder(sk)
+		}
+	}
+	for fid, o := range p.owner {
+		if _, gone := p.arch[o]; gone {
+			f := p.file[fid]
+			p.arch[fid] = rules.ResourcePlaceholder(f.Skill, f.Path)
 		}
 	}
 }

@@ -93,8 +93,20 @@ func TestReplayArchivesResources(t *testing.T) {
 	if on.OrphanUses != 0 || on.Reloads != 0 {
 		t.Errorf("on: %d orphan uses, %d reloads, want none", on.OrphanUses, on.Reloads)
 	}
+	// Foresight's plans tie the files to the bodies as the engine does:
+	// its best plan with them costs less than without.
+	rep := replayFile(t, resourceSession(t, ref, false), Options{Strategies: []StrategySpec{
+		ForesightSpec(cat, cfg), withName(ForesightSpec(cat, off), "foresight-off")}})
+	if fon, foff := rep.Strategies[1], rep.Strategies[2]; !(fon.CostUSD < foff.CostUSD) || fon.Archives != 1 {
+		t.Errorf("foresight: %.4f USD with the files, %.4f without, %d archives: want less with them, 1 archive", fon.CostUSD, foff.CostUSD, fon.Archives)
+	}
 	_, on, _ = run(true)
 	if on.OrphanUses != 1 || on.Reloads != 1 {
 		t.Errorf("the guide read again with alpha archived: %d orphan uses, %d reloads, want 1 and 1", on.OrphanUses, on.Reloads)
 	}
+}
+
+func withName(s StrategySpec, name string) StrategySpec {
+	s.Name = name
+	return s
 }
