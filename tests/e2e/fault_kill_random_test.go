@@ -18,7 +18,8 @@ import (
 )
 
 // faultPrompts is the scripted session the kill test repeats: two skills
-// loaded by the skill tool, a reference file read (never to be blocked), a
+// loaded by the skill tool, a reference file read (never to be blocked;
+// archived with its skill's body), a
 // direct read of a SKILL.md (to be blocked), topic changes that archive
 // bodies.
 var faultPrompts = []string{
@@ -74,6 +75,8 @@ func classify(m Message) string {
 		return m.ToolCallID + ":bread-archived"
 	case strings.Contains(text, "TIDE-REF-9a02"):
 		return m.ToolCallID + ":reference"
+	case strings.Contains(text, `constituents.md, a file of skill "tide-tables", was archived`):
+		return m.ToolCallID + ":reference-archived"
 	case strings.Contains(text, "Blocked:"):
 		return m.ToolCallID + ":blocked"
 	}
