@@ -23,21 +23,8 @@ func foresightSession(t *testing.T, turns, bodyChars, stepChars int, gap time.Du
 // turns given ("turn N" for the others).
 func foresightSessionPrompts(t *testing.T, prompts map[int]string, turns, bodyChars, stepChars int, gap time.Duration, reads ...int) string {
 	t.Helper()
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	lines := []string{`{"type":"session","version":3,"id":"f","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`}
-	parent, id := any(nil), 0
-	add := func(m map[string]any) {
-		id++
-		at = at.Add(time.Second)
-		m["timestamp"] = at.UnixMilli()
-		e := map[string]any{"type": "message", "id": fmt.Sprint("e", id), "parentId": parent, "timestamp": at.Format(time.RFC3339Nano), "message": m}
-		parent = fmt.Sprint("e", id)
-		b, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, string(b))
-	}
+	sb := newSessionBuilder(t, "f")
+	add := sb.add
 	usage := map[string]any{"input": 0, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1}
 	body := "---\nname: alpha\ndescription: Alpha things.\n---\n\n" + strings.Repeat("alpha rule. ", bodyChars/12)
 	reread := map[int]bool{1: true}
@@ -45,7 +32,7 @@ func foresightSessionPrompts(t *testing.T, prompts map[int]string, turns, bodyCh
 		reread[r] = true
 	}
 	for turn := 1; turn <= turns; turn++ {
-		at = at.Add(gap)
+		sb.at = sb.at.Add(gap)
 		prompt := fmt.Sprintf("turn %d", turn)
 		if p, ok := prompts[turn]; ok {
 			prompt = p
@@ -63,8 +50,40 @@ func foresightSessionPrompts(t *testing.T, prompts map[int]string, turns, bodyCh
 		add(map[string]any{"role": "toolResult", "toolCallId": call, "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": strings.Repeat("y", stepChars)}}, "isError": false})
 		add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "provider": "fake", "model": "a", "usage": usage, "stopReason": "stop"})
 	}
-	return writeSession(t, lines...)
+	return sb.file()
 }
+
+// sessionBuilder writes a version-3 session in /p, one message entry a
+// second, each the child of the one before.
+type sessionBuilder struct {
+	t      *testing.T
+	at     time.Time
+	lines  []string
+	parent any
+	n      int
+}
+
+func newSessionBuilder(t *testing.T, id string) *sessionBuilder {
+	return &sessionBuilder{t: t, at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		lines: []string{`{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`}}
+}
+
+// add appends message m (its timestamp set) as the next entry.
+func (sb *sessionBuilder) add(m map[string]any) {
+	sb.n++
+	sb.at = sb.at.Add(time.Second)
+	m["timestamp"] = sb.at.UnixMilli()
+	id := fmt.Sprint("e", sb.n)
+	b, err := json.Marshal(map[string]any{"type": "message", "id": id, "parentId": sb.parent, "timestamp": sb.at.Format(time.RFC3339Nano), "message": m})
+	if err != nil {
+		sb.t.Fatal(err)
+	}
+	sb.parent = id
+	sb.lines = append(sb.lines, string(b))
+}
+
+// file writes the session and returns its path.
+func (sb *sessionBuilder) file() string { return writeSession(sb.t, sb.lines...) }
 
 // foresightReport replays file with the foresight strategy and with the
 // bridge keeping every body.

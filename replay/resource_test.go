@@ -1,11 +1,9 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
@@ -15,21 +13,8 @@ import (
 // with a long command output; with readAgain, turn 6 reads the guide again.
 func resourceSession(t *testing.T, refChars int, readAgain bool) string {
 	t.Helper()
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	lines := []string{`{"type":"session","version":3,"id":"r","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`}
-	parent, id := any(nil), 0
-	add := func(m map[string]any) {
-		id++
-		at = at.Add(time.Second)
-		m["timestamp"] = at.UnixMilli()
-		e := map[string]any{"type": "message", "id": fmt.Sprint("e", id), "parentId": parent, "timestamp": at.Format(time.RFC3339Nano), "message": m}
-		parent = fmt.Sprint("e", id)
-		b, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, string(b))
-	}
+	sb := newSessionBuilder(t, "r")
+	add := sb.add
 	usage := map[string]any{"input": 0, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1}
 	call := func(id, name string, args map[string]any, result string) {
 		add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args}},
@@ -55,7 +40,7 @@ func resourceSession(t *testing.T, refChars int, readAgain bool) string {
 		call(fmt.Sprint("b", turn), "bash", map[string]any{"command": "make"}, strings.Repeat("y", 3000))
 		add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "provider": "fake", "model": "a", "usage": usage, "stopReason": "stop"})
 	}
-	return writeSession(t, lines...)
+	return sb.file()
 }
 
 // Replay archives a skill's files with its body, as the bridge does: the
