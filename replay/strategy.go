@@ -79,7 +79,7 @@ func (s *EngineStrategy) Observe(ev lifecycle.Event) {
 	}
 	for _, d := range ds {
 		switch d.Action {
-		case lifecycle.ActLoad, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActCacheLifetime:
+		case lifecycle.ActLoad, lifecycle.ActResource, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActCacheLifetime:
 		default:
 			s.dirty = true
 		}
