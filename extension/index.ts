@@ -677,7 +677,7 @@ function findLoads(
 				}
 			} else if (m.toolName === "read") {
 				const args = readArgs.get(m.toolCallId);
-				const p = args ? resolvePath(args.path, cwd) : "";
+				const p = typeof args?.path === "string" && args.path ? resolvePath(args.path, cwd) : "";
 				const skill = p ? byPath.get(p) : undefined;
 				if (skill && args.offset === undefined && args.limit === undefined) {
 					loads.push({ id: m.toolCallId, skill, kind: "read", size: text.length, offset: at });
