@@ -114,3 +114,42 @@ func TestForesightPeakFloor(t *testing.T) {
 		t.Errorf("used once: floor peak %d, want turn 1's request, %d (turn 4's would be %d with the body)", f.FloorPeakChars, want, run.Requests[3].Chars)
 	}
 }
+
+// The bound swaps a file the agent read from a skill's folder with that
+// skill's body: its peak plan drops both.
+func TestForesightSwapsSkillFiles(t *testing.T) {
+	run := synthRun(t, 6, 2000, 100, time.Minute)
+	ref := ".agents/skills/alpha/references/guide.md"
+	for i := range run.Requests {
+		var b map[string]any
+		if err := json.Unmarshal(run.Requests[i].Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		msgs := b["messages"].([]any)
+		extra := []any{
+			map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "r1", "type": "function",
+				"function": map[string]any{"name": "read", "arguments": `{"path":"` + ref + `"}`}}}},
+			map[string]any{"role": "tool", "tool_call_id": "r1", "content": strings.Repeat("g", 5000)},
+		}
+		b["messages"] = append(append(append([]any{}, msgs[:3]...), extra...), msgs[3:]...)
+		body, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Requests[i].Body = body
+	}
+	reqs, err := splitRequests(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skills []string
+	for _, i := range []int{2, 4} {
+		skills = append(skills, reqs[0].skill[i])
+	}
+	if skills[0] != "alpha" || skills[1] != "alpha" {
+		t.Fatalf("swappable messages of request 1: body %q, file %q; want alpha for both", skills[0], skills[1])
+	}
+	if alt := string(reqs[0].alt[4]); !strings.Contains(alt, "guide.md, a file of skill") {
+		t.Errorf("the file's replacement is %s", alt)
+	}
+}
