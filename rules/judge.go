@@ -105,6 +105,9 @@ func Placeholder(skill string) string {
 // ResourcePlaceholder is what replaces a file of skill's folder (at path,
 // as the model read it) archived with the skill's body.
 func ResourcePlaceholder(skill, path string) string {
+	if path == "" {
+		return fmt.Sprintf("[skill-lifecycle: a file of skill %q was archived with the skill's instructions to save context. If you need it again, read it again.]", skill)
+	}
 	return fmt.Sprintf("[skill-lifecycle: %s, a file of skill %q, was archived with the skill's instructions to save context. If you need it again, read it again.]", path, skill)
 }
 

@@ -306,3 +306,14 @@ func TestRuleScore(t *testing.T) {
 		}
 	}
 }
+
+func TestResourcePlaceholder(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"references/a.md", `[skill-lifecycle: references/a.md, a file of skill "s", was archived`},
+		{"", `[skill-lifecycle: a file of skill "s" was archived`},
+	} {
+		if got := ResourcePlaceholder("s", tc.path); !strings.HasPrefix(got, tc.want) || !strings.HasSuffix(got, "read it again.]") {
+			t.Errorf("path %q: %q, want it to start %q and say how to get the file back", tc.path, got, tc.want)
+		}
+	}
+}
