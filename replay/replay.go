@@ -1195,7 +1195,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 func noteOf(d lifecycle.Decision) (DecisionNote, bool) {
 	n := DecisionNote{Action: string(d.Action), Skill: d.Skill, ID: d.ID}
 	switch d.Action {
-	case lifecycle.ActLoad, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActModelState:
+	case lifecycle.ActLoad, lifecycle.ActResource, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActModelState:
 		return n, false
 	case lifecycle.ActCacheLifetime:
 		if l := d.CacheLifetime; l != nil {
@@ -1223,6 +1223,13 @@ func noteOf(d lifecycle.Decision) (DecisionNote, bool) {
 			n.Text += "; "
 		}
 		n.Text += t.Text
+	}
+	if k := len(d.Resources); k > 0 {
+		files := " files"
+		if k == 1 {
+			files = " file"
+		}
+		n.Text += " (with " + strconv.Itoa(k) + files + " of its folder)"
 	}
 	return n, true
 }

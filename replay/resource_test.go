@@ -85,6 +85,17 @@ func TestReplayArchivesResources(t *testing.T) {
 	if fon, foff := rep.Strategies[1], rep.Strategies[2]; !(fon.CostUSD < foff.CostUSD) || fon.Archives != 1 {
 		t.Errorf("foresight: %.4f USD with the files, %.4f without, %d archives: want less with them, 1 archive", fon.CostUSD, foff.CostUSD, fon.Archives)
 	}
+	// The decisions listing says what went with the body.
+	dec := replayFile(t, resourceSession(t, ref, false), Options{Decisions: true, Strategies: []StrategySpec{EngineSpec("on", cat, cfg)}})
+	var notes []string
+	for _, n := range dec.Branches[0].Strategies[1].Decisions {
+		if n.Action == "archive" {
+			notes = append(notes, n.Text)
+		}
+	}
+	if len(notes) != 1 || !strings.HasSuffix(notes[0], "(with 1 file of its folder)") {
+		t.Errorf("archive notes %q: want one, naming the file that went with it", notes)
+	}
 	_, on, _ = run(true)
 	if on.OrphanUses != 1 || on.Reloads != 1 {
 		t.Errorf("the guide read again with alpha archived: %d orphan uses, %d reloads, want 1 and 1", on.OrphanUses, on.Reloads)
