@@ -23,7 +23,7 @@ type Engine struct {
 
 	bodies  []Body
 	byID    map[string]int
-	byRes   map[string]int // resource id -> index of the body it goes with
+	byRes   map[string]bool // ids of the files tied to a body
 	pins    map[string]bool
 	enabled *bool
 	topic   []string
@@ -65,7 +65,7 @@ func New(cat Catalog, cfg rules.Config) *Engine {
 func (e *Engine) reset() {
 	e.bodies = nil
 	e.byID = map[string]int{}
-	e.byRes = map[string]int{}
+	e.byRes = map[string]bool{}
 	e.pins = map[string]bool{}
 	e.enabled = nil
 	e.topic = nil
@@ -329,7 +329,7 @@ func (e *Engine) loadOne(l Load) (ds []Decision, ok bool) {
 	if _, dup := e.byID[l.ID]; dup {
 		return nil, false
 	}
-	if _, dup := e.byRes[l.ID]; dup {
+	if e.byRes[l.ID] {
 		return nil, false
 	}
 	return e.bodyLoaded(l), true
@@ -520,10 +520,8 @@ func (e *Engine) Loaded() []Body {
 // LiveCopy returns the latest live (not archived) copy of skill's body, if
 // any: the copy the model can see now.
 func (e *Engine) LiveCopy(skill string) (Body, bool) {
-	for i := len(e.bodies) - 1; i >= 0; i-- {
-		if b := e.bodies[i]; b.Skill == skill && !b.Archived {
-			return cloneBody(b), true
-		}
+	if i := e.liveIndex(skill); i >= 0 {
+		return cloneBody(e.bodies[i]), true
 	}
 	return Body{}, false
 }

@@ -20,7 +20,7 @@ func (e *Engine) ResourceRead(r Resource) []Decision {
 	if _, dup := e.byID[r.ID]; dup {
 		return nil
 	}
-	if _, dup := e.byRes[r.ID]; dup {
+	if e.byRes[r.ID] {
 		return nil
 	}
 	i := e.liveIndex(r.Skill)
@@ -43,7 +43,7 @@ func (e *Engine) liveIndex(skill string) int {
 
 func (e *Engine) attach(i int, r Resource) {
 	e.bodies[i].Resources = append(e.bodies[i].Resources, r)
-	e.byRes[r.ID] = i
+	e.byRes[r.ID] = true
 }
 
 // takeResources moves to body i, a copy just loaded, the files that went
@@ -69,7 +69,7 @@ func (e *Engine) restoreResource(r Record) string {
 	if r.ID == "" || r.Skill == "" || r.Of == "" {
 		return "resource record without id, skill or of"
 	}
-	if _, dup := e.byRes[r.ID]; dup {
+	if e.byRes[r.ID] {
 		return fmt.Sprintf("resource %q recorded twice; the second record is ignored", r.ID)
 	}
 	i, ok := e.byID[r.Of]
@@ -78,6 +78,15 @@ func (e *Engine) restoreResource(r Record) string {
 	}
 	e.attach(i, Resource{ID: r.ID, Skill: r.Skill, Path: r.Path, Size: r.Size})
 	return ""
+}
+
+// FilesOfFolder says how many files of a skill's folder go with a body,
+// for the host's and replay's listings: "1 file of its folder".
+func FilesOfFolder(n int) string {
+	if n == 1 {
+		return "1 file of its folder"
+	}
+	return fmt.Sprintf("%d files of its folder", n)
 }
 
 // resourceChanges lists the files that go (archive: with their

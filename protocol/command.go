@@ -83,7 +83,7 @@ func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
 		} else {
 			state[b.Skill] = "loaded"
 			if n := len(b.Resources); n > 0 {
-				state[b.Skill] = fmt.Sprintf("loaded, with %d %s of its folder", n, plural(n, "file", "files"))
+				state[b.Skill] = "loaded, with " + lifecycle.FilesOfFolder(n)
 			}
 		}
 	}
@@ -301,11 +301,4 @@ func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -113,7 +113,7 @@ type planLoad struct {
 
 func (f *foresight) strategy(plan map[string]int, seen *[]planLoad) *planStrategy {
 	return &planStrategy{f: f, plan: plan, seen: seen, skill: map[string]string{}, hash: map[string]string{},
-		seq: map[string]int{}, notes: map[string]string{}, owner: map[string]string{}, file: map[string]lifecycle.Resource{}}
+		seq: map[string]int{}, notes: map[string]string{}, files: map[string]planFile{}}
 }
 
 // search finds the branch's plan; price replays the branch under a
@@ -183,8 +183,13 @@ type planStrategy struct {
 	seq   map[string]int
 	notes map[string]string // load id -> the note that replaced it
 	arch  map[string]string
-	owner map[string]string             // file id -> the load it goes with
-	file  map[string]lifecycle.Resource // file id -> the file
+	files map[string]planFile // file id -> the file and the load it goes with
+}
+
+// planFile is a file read from a skill's folder and the load it goes with.
+type planFile struct {
+	lifecycle.Resource
+	owner string
 }
 
 // Observe counts the turns and takes the loads.
@@ -230,9 +235,10 @@ func (p *planStrategy) load(l lifecycle.Load) {
 		*p.seen = append(*p.seen, planLoad{id: l.ID, turn: max(p.turn, 1)})
 	}
 	// A newer copy takes over the files of the live copies of its skill.
-	for fid, o := range p.owner {
-		if _, gone := p.arch[o]; !gone && p.skill[o] == l.Skill {
-			p.owner[fid] = l.ID
+	for fid, f := range p.files {
+		if _, gone := p.arch[f.owner]; !gone && p.skill[f.owner] == l.Skill {
+			f.owner = l.ID
+			p.files[fid] = f
 		}
 	}
 }
@@ -243,7 +249,7 @@ func (p *planStrategy) resource(r lifecycle.Resource) {
 	if !p.f.files || r.ID == "" {
 		return
 	}
-	if _, known := p.owner[r.ID]; known {
+	if _, known := p.files[r.ID]; known {
 		return
 	}
 	best := ""
@@ -255,7 +261,7 @@ func (p *planStrategy) resource(r lifecycle.Resource) {
 		}
 	}
 	if best != "" {
-		p.owner[r.ID], p.file[r.ID] = best, r
+		p.files[r.ID] = planFile{Resource: r, owner: best}
 	}
 }
 
@@ -269,9 +275,8 @@ func (p *planStrategy) update() {
 			p.arch[id] = rules.Placeholder(sk)
 		}
 	}
-	for fid, o := range p.owner {
-		if _, gone := p.arch[o]; gone {
-			f := p.file[fid]
+	for fid, f := range p.files {
+		if _, gone := p.arch[f.owner]; gone {
 			p.arch[fid] = rules.ResourcePlaceholder(f.Skill, f.Path)
 		}
 	}

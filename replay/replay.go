@@ -1225,11 +1225,7 @@ func noteOf(d lifecycle.Decision) (DecisionNote, bool) {
 		n.Text += t.Text
 	}
 	if k := len(d.Resources); k > 0 {
-		files := " files"
-		if k == 1 {
-			files = " file"
-		}
-		n.Text += " (with " + strconv.Itoa(k) + files + " of its folder)"
+		n.Text += " (with " + lifecycle.FilesOfFolder(k) + ")"
 	}
 	return n, true
 }
