@@ -238,10 +238,12 @@ func TestComebacks(t *testing.T) {
 		last  string
 		want  []int // requests, comebacks, reloads
 		model bool
+		off   bool // Options.NoComebacks
 	}{
-		{"prompt asks for the archived skill", a4, []int{5, 1, 1}, true},
-		{"the agent loads another skill first", a4b, []int{4, 0, 0}, true},
-		{"no comeback model", a4, []int{4, 0, 0}, false},
+		{"prompt asks for the archived skill", a4, []int{5, 1, 1}, true, false},
+		{"the agent loads another skill first", a4b, []int{4, 0, 0}, true, false},
+		{"no comeback model", a4, []int{4, 0, 0}, false, false},
+		{"comeback model switched off (--no-comebacks)", a4, []int{4, 0, 0}, true, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -249,7 +251,7 @@ func TestComebacks(t *testing.T) {
 			if tc.model {
 				spec.Wanted = wanted
 			}
-			r := NewRunner(Options{Pack: bridgePack(), Strategies: []StrategySpec{spec}, Prices: testPrices()})
+			r := NewRunner(Options{Pack: bridgePack(), Strategies: []StrategySpec{spec}, Prices: testPrices(), NoComebacks: tc.off})
 			if err := r.AddFile(writeSession(t, bHeader, bU1, bA1, bR1, bA2, u2, a3, u3, tc.last)); err != nil {
 				t.Fatal(err)
 			}

@@ -37,7 +37,12 @@ type Options struct {
 	// Decisions keeps, per branch and engine strategy, what the engine
 	// decided and why, request by request (BranchStrategy.Decisions).
 	Decisions bool
-	MaxLine   int // session reader's line limit (0: default)
+	// NoComebacks switches the comeback model off (StrategySpec.Wanted):
+	// the agent loads an archived skill again only where the session shows
+	// it needed the skill's files (orphan uses) or loaded a skill itself.
+	// With it on and off, replay brackets what an agent would do.
+	NoComebacks bool
+	MaxLine     int // session reader's line limit (0: default)
 }
 
 // Runner replays sessions one at a time and accumulates the results. Only
@@ -1117,7 +1122,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 				}
 				st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
 				inRun = true
-				if spec.Wanted != nil {
+				if spec.Wanted != nil && !b.r.opts.NoComebacks {
 					wanted = spec.Wanted(promptText(m))
 				}
 			case session.RoleAssistant:

@@ -100,3 +100,39 @@ func TestReplayCommand(t *testing.T) {
 		}
 	}
 }
+
+// --no-comebacks switches replay's comeback model off: on the bundled
+// sessions relevance-only's archives come back 11 times with it and
+// never without it, and the cost falls with them.
+func TestReplayNoComebacks(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "ro.json")
+	if err := os.WriteFile(cfg, []byte(`{"cacheAware": {"enabled": false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type strat struct {
+		Name      string  `json:"name"`
+		Comebacks int     `json:"comebacks"`
+		CostPct   float64 `json:"costPct"`
+	}
+	replayRO := func(extra ...string) strat {
+		t.Helper()
+		args := append([]string{"replay", "--json", "--cache-ttl", "0", "--no-defaults", "--skills", filepath.Join("..", "..", "testdata", "pack"),
+			"--config", "ro=" + cfg}, extra...)
+		args = append(args, filepath.Join("..", "..", "testdata", "live-sessions"))
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errb.String())
+		}
+		var rep struct {
+			Strategies []strat `json:"strategies"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Strategies) != 2 {
+			t.Fatalf("%v: %v\n%s", extra, err, out.String())
+		}
+		return rep.Strategies[1]
+	}
+	on, off := replayRO(), replayRO("--no-comebacks")
+	if on.Comebacks == 0 || off.Comebacks != 0 || off.CostPct >= on.CostPct {
+		t.Errorf("with the comeback model %+v, without %+v: want comebacks only with it, and a lower cost without", on, off)
+	}
+}
