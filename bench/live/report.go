@@ -43,6 +43,15 @@ type ReplayCheck struct {
 	GapPct     float64 `json:"gapPct"`         // predicted cost / live cost - 1, in %
 	GapPct5m   float64 `json:"gapPct5m"`
 	KeepAllGap float64 `json:"keepAllGapPct"` // replay keep-all / live no-extension cost - 1, in %
+	// The same prediction with the comeback model off (replay
+	// --no-comebacks): the agent comes back to no archived skill the
+	// session does not show it using. The two predictions bracket what
+	// an agent could do; BandGap is how far the live cost lies outside
+	// that band (0 inside it), in % of the live cost.
+	NoCBUSD      float64 `json:"predictedNoComebacksUSD"`
+	NoCBUSD5m    float64 `json:"predictedNoComebacksUSD5m"`
+	BandGapPct   float64 `json:"bandGapPct"`
+	BandGapPct5m float64 `json:"bandGapPct5m"`
 	// RecordedGap compares `replay --recorded` on this run's own session
 	// (the bridge's recorded decisions re-applied) with its live cost: it
 	// checks replay's repricing, not its prediction.
@@ -206,17 +215,19 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		}
 		strategy[m.Name] = m.Strategy()
 	}
-	byScenario := map[string][2]map[string]float64{}
+	byScenario := map[string][4]map[string]float64{}
 	errs := map[string]string{}
 	for _, sc := range rep.Scenarios {
 		base := runs[sc.Name][rep.Modes[0].Name]
 		c0, err0 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "0", configs)
 		c5, err5 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "5m", configs)
-		if err0 != nil || err5 != nil {
-			errs[sc.Name] = fmt.Sprint(firstErr(err0, err5))
+		n0, errN0 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "0", configs, "--no-comebacks")
+		n5, errN5 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "5m", configs, "--no-comebacks")
+		if err := firstErr(err0, err5, errN0, errN5); err != nil {
+			errs[sc.Name] = fmt.Sprint(err)
 			continue
 		}
-		byScenario[sc.Name] = [2]map[string]float64{c0, c5}
+		byScenario[sc.Name] = [4]map[string]float64{c0, c5, n0, n5}
 	}
 	baseRow := map[string]Row{}
 	for _, r := range rep.Rows {
@@ -246,6 +257,8 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		chk.PredPct, chk.PredPct5m = pct(p0, c[0]["keep-all"]), pct(p5, c[1]["keep-all"])
 		chk.GapPct, chk.GapPct5m = pct(p0, r.CostUSD)-100, pct(p5, r.CostUSD5m)-100
 		chk.KeepAllGap = pct(c[0]["keep-all"], baseRow[r.Scenario].CostUSD) - 100
+		chk.NoCBUSD, chk.NoCBUSD5m = c[2][chk.Strategy], c[3][chk.Strategy]
+		chk.BandGapPct, chk.BandGapPct5m = bandGap(p0, chk.NoCBUSD, r.CostUSD), bandGap(p5, chk.NoCBUSD5m, r.CostUSD5m)
 		own := runs[r.Scenario][r.Mode].SessionFile
 		r0, err0 := replayStrategies(bin, packs[r.Scenario], own, "0", nil, "--recorded", "--no-defaults")
 		r5, err5 := replayStrategies(bin, packs[r.Scenario], own, "5m", nil, "--recorded", "--no-defaults")
@@ -273,6 +286,8 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 			}
 			chk.PredUSD += r.Replay.PredUSD
 			chk.PredUSD5m += r.Replay.PredUSD5m
+			chk.NoCBUSD += r.Replay.NoCBUSD
+			chk.NoCBUSD5m += r.Replay.NoCBUSD5m
 			live += r.CostUSD
 			live5 += r.CostUSD5m
 			keep += r.Replay.PredUSD / r.Replay.PredPct * 100
@@ -280,9 +295,25 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		if chk.Err == "" && live > 0 {
 			chk.PredPct = pct(chk.PredUSD, keep)
 			chk.GapPct, chk.GapPct5m = pct(chk.PredUSD, live)-100, pct(chk.PredUSD5m, live5)-100
+			chk.BandGapPct, chk.BandGapPct5m = bandGap(chk.PredUSD, chk.NoCBUSD, live), bandGap(chk.PredUSD5m, chk.NoCBUSD5m, live5)
 		}
 		t.Replay = chk
 	}
+}
+
+// bandGap is how far live lies outside the band between two predictions
+// a and b, in % of live: 0 inside it, negative below it, positive above.
+func bandGap(a, b, live float64) float64 {
+	lo, hi := min(a, b), max(a, b)
+	switch {
+	case live <= 0:
+		return 0
+	case live < lo:
+		return pct(lo, live) - 100
+	case live > hi:
+		return pct(hi, live) - 100
+	}
+	return 0
 }
 
 func firstErr(errs ...error) error {
@@ -298,7 +329,7 @@ func firstErr(errs ...error) error {
 func (rep *Report) Table() string {
 	var b bytes.Buffer
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "scenario\tmode\treq\tcost %\tcost % 5m\tpeak %\tbreaks\tlost chars\tloads\treloads\tcomebacks (reloaded)\tstranded\treplay %\treplay gap\treplay gap 5m\trecorded gap\t")
+	fmt.Fprintln(w, "scenario\tmode\treq\tcost %\tcost % 5m\tpeak %\tbreaks\tlost chars\tloads\treloads\tcomebacks (reloaded)\tstranded\treplay %\treplay gap\treplay gap 5m\tband gap\trecorded gap\t")
 	// A mode run against a provider whose cache expires is described only
 	// by the pricing under that lifetime: its decisions followed that
 	// provider's usage, so its cost without a lifetime is not shown.
@@ -307,7 +338,7 @@ func (rep *Report) Table() string {
 		world[m.Name] = m.CacheTTL > 0
 	}
 	row := func(r Row) {
-		rp, g0, g5, rg := "", "", "", ""
+		rp, g0, g5, bg, rg := "", "", "", "", ""
 		c0 := fmt.Sprintf("%.1f", r.CostPct)
 		if c := r.Replay; c != nil {
 			if c.Err != "" {
@@ -316,6 +347,10 @@ func (rep *Report) Table() string {
 				rp = fmt.Sprintf("%.1f", c.PredPct)
 				g0 = fmt.Sprintf("%+.1f", c.GapPct)
 				g5 = fmt.Sprintf("%+.1f", c.GapPct5m)
+				bg = fmt.Sprintf("%+.1f/%+.1f", c.BandGapPct, c.BandGapPct5m)
+				if world[r.Mode] {
+					bg = fmt.Sprintf("-/%+.1f", c.BandGapPct5m)
+				}
 				if r.Scenario != "all" {
 					rg = fmt.Sprintf("%+.1f/%+.1f", c.RecordedGap, c.RecordedGap5m)
 				}
@@ -324,8 +359,8 @@ func (rep *Report) Table() string {
 		if world[r.Mode] {
 			c0, g0 = "-", "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
-			c0, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5, rg)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
+			c0, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5, bg, rg)
 	}
 	for _, r := range rep.Rows {
 		row(r)
