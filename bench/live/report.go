@@ -249,7 +249,9 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		c := byScenario[r.Scenario]
 		p0, ok0 := c[0][chk.Strategy]
 		p5, ok5 := c[1][chk.Strategy]
-		if !ok0 || !ok5 {
+		n0, okN0 := c[2][chk.Strategy]
+		n5, okN5 := c[3][chk.Strategy]
+		if !ok0 || !ok5 || !okN0 || !okN5 {
 			chk.Err = "replay has no strategy " + chk.Strategy
 			continue
 		}
@@ -257,7 +259,7 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		chk.PredPct, chk.PredPct5m = pct(p0, c[0]["keep-all"]), pct(p5, c[1]["keep-all"])
 		chk.GapPct, chk.GapPct5m = pct(p0, r.CostUSD)-100, pct(p5, r.CostUSD5m)-100
 		chk.KeepAllGap = pct(c[0]["keep-all"], baseRow[r.Scenario].CostUSD) - 100
-		chk.NoCBUSD, chk.NoCBUSD5m = c[2][chk.Strategy], c[3][chk.Strategy]
+		chk.NoCBUSD, chk.NoCBUSD5m = n0, n5
 		chk.BandGapPct, chk.BandGapPct5m = bandGap(p0, chk.NoCBUSD, r.CostUSD), bandGap(p5, chk.NoCBUSD5m, r.CostUSD5m)
 		own := runs[r.Scenario][r.Mode].SessionFile
 		r0, err0 := replayStrategies(bin, packs[r.Scenario], own, "0", nil, "--recorded", "--no-defaults")

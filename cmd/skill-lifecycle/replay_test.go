@@ -102,8 +102,8 @@ func TestReplayCommand(t *testing.T) {
 }
 
 // --no-comebacks switches replay's comeback model off: on the bundled
-// sessions relevance-only's archives come back 11 times with it and
-// never without it, and the cost falls with them.
+// sessions relevance-only's archives come back with it and never without
+// it, and the cost falls with them.
 func TestReplayNoComebacks(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "ro.json")
 	if err := os.WriteFile(cfg, []byte(`{"cacheAware": {"enabled": false}}`), 0o644); err != nil {
