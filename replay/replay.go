@@ -202,6 +202,7 @@ type Report struct {
 	Bytes       int64                `json:"bytes"`
 	TTLSeconds  float64              `json:"cacheTTLSeconds"`
 	AllBranches bool                 `json:"allBranches"`
+	NoComebacks bool                 `json:"noComebacks,omitempty"`
 	Prices      map[string]any       `json:"prices"`
 	Diagnostics []session.Diagnostic `json:"diagnostics"`
 	// Series[i] is strategy i's prompt tokens per request, when asked.
@@ -1265,7 +1266,7 @@ func reloadPair(l load, n int) []*session.Message {
 
 // Report returns the results so far, with percentages of keep-all.
 func (r *Runner) Report() *Report {
-	rep := &Report{Branches: r.branches, Files: r.files, Bytes: r.bytes, TTLSeconds: r.opts.TTL.Seconds(), AllBranches: r.opts.AllBranches,
+	rep := &Report{Branches: r.branches, Files: r.files, Bytes: r.bytes, TTLSeconds: r.opts.TTL.Seconds(), AllBranches: r.opts.AllBranches, NoComebacks: r.opts.NoComebacks,
 		Diagnostics: r.diags, Prices: map[string]any{}}
 	base := r.results[0]
 	for _, s := range r.results {

@@ -25,6 +25,16 @@ func WriteTable(w io.Writer, rep *Report) {
 	}
 	fmt.Fprintf(w, "\n%d files, %.1f MB; cache lifetime %s; peak ctx sums each session's largest request (tokens)\n",
 		rep.Files, float64(rep.Bytes)/1e6, ttl)
+	comebacks := 0
+	for _, s := range rep.Strategies {
+		comebacks += s.Comebacks
+	}
+	switch {
+	case rep.NoComebacks:
+		fmt.Fprintln(w, "comeback model off (--no-comebacks): the agent reloads an archived skill only where the session shows it using the skill's files")
+	case comebacks > 0:
+		fmt.Fprintln(w, "comebacks are inferred from each prompt (docs/replay.md); --no-comebacks gives the cost if the agent never comes back: the two bracket it")
+	}
 	if len(rep.Branches) == 0 {
 		return
 	}

@@ -135,4 +135,22 @@ func TestReplayNoComebacks(t *testing.T) {
 	if on.Comebacks == 0 || off.Comebacks != 0 || off.CostPct >= on.CostPct {
 		t.Errorf("with the comeback model %+v, without %+v: want comebacks only with it, and a lower cost without", on, off)
 	}
+
+	// The table says which end of the band it shows.
+	for _, tc := range []struct {
+		flag, want string
+	}{
+		{"", "--no-comebacks gives the cost if the agent never comes back"},
+		{"--no-comebacks", "comeback model off (--no-comebacks)"},
+	} {
+		args := []string{"replay", "--cache-ttl", "0", "--no-defaults", "--skills", filepath.Join("..", "..", "testdata", "pack"), "--config", "ro=" + cfg}
+		if tc.flag != "" {
+			args = append(args, tc.flag)
+		}
+		args = append(args, filepath.Join("..", "..", "testdata", "live-sessions"))
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("replay %q: exit %d, want a line with %q:\n%s%s", tc.flag, code, tc.want, out.String(), errb.String())
+		}
+	}
 }
