@@ -219,15 +219,22 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 	errs := map[string]string{}
 	for _, sc := range rep.Scenarios {
 		base := runs[sc.Name][rep.Modes[0].Name]
-		c0, err0 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "0", configs)
-		c5, err5 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "5m", configs)
-		n0, errN0 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "0", configs, "--no-comebacks")
-		n5, errN5 := replayStrategies(bin, packs[sc.Name], base.SessionFile, "5m", configs, "--no-comebacks")
-		if err := firstErr(err0, err5, errN0, errN5); err != nil {
+		// Without and with a lifetime, then the same without comebacks.
+		var c [4]map[string]float64
+		var err error
+		for i, run := range [4]struct {
+			ttl   string
+			extra []string
+		}{{"0", nil}, {"5m", nil}, {"0", []string{"--no-comebacks"}}, {"5m", []string{"--no-comebacks"}}} {
+			if c[i], err = replayStrategies(bin, packs[sc.Name], base.SessionFile, run.ttl, configs, run.extra...); err != nil {
+				break
+			}
+		}
+		if err != nil {
 			errs[sc.Name] = fmt.Sprint(err)
 			continue
 		}
-		byScenario[sc.Name] = [4]map[string]float64{c0, c5, n0, n5}
+		byScenario[sc.Name] = c
 	}
 	baseRow := map[string]Row{}
 	for _, r := range rep.Rows {

@@ -114,11 +114,15 @@ func TestReplayNoComebacks(t *testing.T) {
 		Comebacks int     `json:"comebacks"`
 		CostPct   float64 `json:"costPct"`
 	}
+	// args replays the bundled sessions with relevance-only alone.
+	args := func(extra ...string) []string {
+		a := append([]string{"replay", "--cache-ttl", "0", "--no-defaults", "--skills", filepath.Join("..", "..", "testdata", "pack"),
+			"--config", "ro=" + cfg}, extra...)
+		return append(a, filepath.Join("..", "..", "testdata", "live-sessions"))
+	}
 	replayRO := func(extra ...string) strat {
 		t.Helper()
-		args := append([]string{"replay", "--json", "--cache-ttl", "0", "--no-defaults", "--skills", filepath.Join("..", "..", "testdata", "pack"),
-			"--config", "ro=" + cfg}, extra...)
-		args = append(args, filepath.Join("..", "..", "testdata", "live-sessions"))
+		args := args(append([]string{"--json"}, extra...)...)
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 0 {
 			t.Fatalf("%v: exit %d: %s", extra, code, errb.String())
@@ -143,13 +147,12 @@ func TestReplayNoComebacks(t *testing.T) {
 		{"", "--no-comebacks gives the cost if the agent never comes back"},
 		{"--no-comebacks", "comeback model off (--no-comebacks)"},
 	} {
-		args := []string{"replay", "--cache-ttl", "0", "--no-defaults", "--skills", filepath.Join("..", "..", "testdata", "pack"), "--config", "ro=" + cfg}
+		var extra []string
 		if tc.flag != "" {
-			args = append(args, tc.flag)
+			extra = []string{tc.flag}
 		}
-		args = append(args, filepath.Join("..", "..", "testdata", "live-sessions"))
 		var out, errb bytes.Buffer
-		if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), tc.want) {
+		if code := run(args(extra...), &out, &errb); code != 0 || !strings.Contains(out.String(), tc.want) {
 			t.Errorf("replay %q: exit %d, want a line with %q:\n%s%s", tc.flag, code, tc.want, out.String(), errb.String())
 		}
 	}
