@@ -248,6 +248,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 			// timing does not count (docs/cache-aware.md, "A skill's
 			// files": counting them tipped archives that came back).
 			cd.Known, cd.Offset, cd.Size = true, p.Offset, p.Size
+			cd.Files = filesHeld(b.Resources, pos, cpu)
 		} else if len(r.Bodies) > 0 {
 			gone = append(gone, i)
 			continue
@@ -256,6 +257,18 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		idx.cand = append(idx.cand, i)
 	}
 	return c, idx, gone, note
+}
+
+// filesHeld is what the files rs that go with a body free in the request
+// (their sizes there minus their placeholders), for the context bound.
+func filesHeld(rs []Resource, pos map[string]BodyPosition, cpu float64) int64 {
+	var n int64
+	for _, r := range rs {
+		if p, ok := pos[r.ID]; ok {
+			n += max(p.Size-int64(math.Ceil(float64(len(rules.ResourcePlaceholder(r.Skill, r.Path)))/cpu)), 0)
+		}
+	}
+	return n
 }
 
 // comeback estimates the probability that the agent needs body i again

@@ -164,3 +164,48 @@ func TestTimingWeighsTheBodyAlone(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 0.05 && b-a < 0.05 }
+
+// TestContextBoundCountsFiles: the context bound weighs what a due body
+// holds with its files, as they go together, while the timing still
+// counts the body alone; a file the request no longer holds counts
+// nothing.
+func TestContextBoundCountsFiles(t *testing.T) {
+	cfg := cacheCfg(true)
+	cfg.CacheAware.HorizonTurns = 5
+	cfg.CacheAware.MinRemainingRequests, cfg.CacheAware.MaxRemainingRequests = 20, 20
+	cfg.CacheAware.MaxDueShare, cfg.CacheAware.BoundMinChars = 0.15, 5000
+	evs := []Event{evStart(), evLoad("a", "eda"), evRes("r", "eda"), evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship")}
+	// a at 100 (1,000 characters), its file at 1,100 (size f), s after
+	// it, 20,000 after s: a alone never reaches the 5,000-character floor.
+	plan := func(f int64, fileSent bool) rules.Timing {
+		e := New(testCatalog(), cfg)
+		play(t, e, evs)
+		r := Request{Number: 5, SincePrevious: time.Second, Bodies: []BodyPosition{{ID: "a", Offset: 100, Size: 1000}, {ID: "s", Offset: 1100 + f, Size: 1000}}}
+		if fileSent {
+			r.Bodies = append(r.Bodies, BodyPosition{ID: "r", Offset: 1100, Size: f})
+		}
+		r.Total = 1100 + f + 1000 + 20000
+		p := e.PlanRequest(r)
+		if len(p) != 1 || p[0].ID != "a" {
+			t.Fatalf("plan %+v: want one verdict, for a", p)
+		}
+		return p[0]
+	}
+	body := cfg.CacheAware.ReadPrice * (1000 - float64(len(rules.Placeholder("eda"))))
+	for _, tc := range []struct {
+		f        int64
+		sent     bool
+		code     rules.Code
+		archived bool
+	}{
+		{8000, true, rules.TimeBound, true},   // about 8,700 held, over 5,000 and over 15% of the rest
+		{500, true, rules.TimeDefer, false},   // about 1,300 held: under the floor
+		{8000, false, rules.TimeDefer, false}, // the file is not in the request: the body alone
+	} {
+		got := plan(tc.f, tc.sent)
+		if got.Code != tc.code || got.Archive != tc.archived || !near(got.Save, body) {
+			t.Errorf("file of %d (sent %v): %s, archive %v, saving %.1f (%s); want %s, archive %v, saving %.1f (the body alone)",
+				tc.f, tc.sent, got.Code, got.Archive, got.Save, got.Text, tc.code, tc.archived, body)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func randomConfig(r *rand.Rand) rules.Config {
 		c.CacheAware.HorizonRequests = []int{0, 0, 3}[r.Intn(3)]
 		c.CacheAware.MaxRemainingRequests = []int{0, 10, 40}[r.Intn(3)]
 		c.CacheAware.MaxDueShare = []float64{0.05, 0.15, 1000}[r.Intn(3)]
-		c.CacheAware.BoundMinChars = []float64{0, 0, 40000}[r.Intn(3)]
+		c.CacheAware.BoundMinChars = []float64{0, 0, 15000}[r.Intn(3)]
 		c.CacheAware.ComebackBase = []float64{0, 0.25}[r.Intn(2)]
 		c.CacheAware.ComebackLikely = []float64{0, 0.6, 1}[r.Intn(3)]
 		c.CacheAware.ColdConfidence = []float64{0.5, 1}[r.Intn(2)]

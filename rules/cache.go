@@ -48,19 +48,20 @@ type CacheAware struct {
 	// bound needs it.
 	HorizonWarm bool `json:"horizonWarm"`
 	// MaxDueShare bounds the context that due bodies may hold: when the
-	// bodies kept due would make the request more than this fraction
-	// larger than it would be with them archived, the cheapest batch that
-	// brings it back under the bound is archived. It keeps peak context
-	// close to relevance-only's.
+	// bodies kept due, with the files of their folders that go with them,
+	// would make the request more than this fraction larger than it would
+	// be with them archived, the cheapest batch that brings it back under
+	// the bound is archived. It keeps peak context close to
+	// relevance-only's.
 	MaxDueShare float64 `json:"maxDueShare"`
 	// The number of requests still to come is estimated as the number made
 	// so far in the session, clamped to [MinRemainingRequests,
 	// MaxRemainingRequests].
 	MinRemainingRequests int `json:"minRemainingRequests"`
 	MaxRemainingRequests int `json:"maxRemainingRequests"`
-	// BoundMinChars is the size in characters below which the bodies kept
-	// due never trigger the context bound: small early contexts are not
-	// rewritten for a few thousand characters.
+	// BoundMinChars is the size in characters (bodies and their files)
+	// below which what is kept due never triggers the context bound: a
+	// context is not rewritten for a few small bodies.
 	BoundMinChars float64 `json:"boundMinChars"`
 	// ComebackBase is the probability that the agent needs an archived
 	// body again when nothing more is known of it; ComebackLikely the
@@ -169,7 +170,7 @@ func DefaultCacheAware() CacheAware {
 		MaxDueShare:          0.15,
 		MinRemainingRequests: 20,
 		MaxRemainingRequests: 20,
-		BoundMinChars:        40000,
+		BoundMinChars:        15000,
 		ComebackBase:         0.25,
 		ComebackLikely:       0.6,
 		ColdConfidence:       0.5,
@@ -211,6 +212,10 @@ type Candidate struct {
 	// Comeback is the probability (0 to 1) that the agent needs the body
 	// again after it is archived (see CacheAware.ComebackBase).
 	Comeback float64 `json:"comeback,omitempty"`
+	// Files is what the files of the skill's folder that go with the body
+	// free when archived (their sizes minus their placeholders). The
+	// context bound counts them, the timing does not.
+	Files int64 `json:"files,omitempty"`
 }
 
 // CacheCase is everything the timing decision looks at for one request.
@@ -452,7 +457,7 @@ func PlanArchives(c CacheCase) []Timing {
 				i := before[k]
 				cd := c.Candidates[i]
 				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeBound, Cost: cost[from], Save: save[from], Requests: n,
-					Text: fmt.Sprintf("archived now: the bodies due for archive would hold more than maxDueShare %g of the request; rewriting the cache from offset %d costs %s once and saves %s a request", cfg.MaxDueShare, c.Candidates[before[from]].Offset, num(cost[from]), num(save[from]))}
+					Text: fmt.Sprintf("archived now: the bodies due for archive, with the files that go with them, would hold more than maxDueShare %g of the request; rewriting the cache from offset %d costs %s once and saves %s a request", cfg.MaxDueShare, c.Candidates[before[from]].Offset, num(cost[from]), num(save[from]))}
 			}
 			upTo = c.Candidates[before[from]].Offset
 			before = before[:from]
@@ -481,20 +486,21 @@ func boundStart(c CacheCase, out []Timing, before []int, bestK int, freed func(C
 	if bestK >= 0 {
 		from = bestK
 	}
+	held := func(cd Candidate) int64 { return freed(cd) + max(cd.Files, 0) }
 	var archived, left int64
 	for i, cd := range c.Candidates {
 		if out[i].Archive {
-			archived += freed(cd)
+			archived += held(cd)
 		}
 	}
 	for _, i := range before[:from] {
-		left += freed(c.Candidates[i])
+		left += held(c.Candidates[i])
 	}
 	rest := c.Total - archived - left
 	cpu := max(c.CharsPerUnit, 1)
 	for from > 0 && overBound(left, rest, c.Config.MaxDueShare) && float64(left)*cpu >= c.Config.BoundMinChars {
 		from--
-		left -= freed(c.Candidates[before[from]])
+		left -= held(c.Candidates[before[from]])
 	}
 	if bestK >= 0 && from == bestK {
 		return len(before)

@@ -27,6 +27,8 @@ func cand(id string, off int64) Candidate {
 
 func withP(c Candidate, p float64) Candidate { c.Comeback = p; return c }
 
+func withFiles(c Candidate, n int64) Candidate { c.Files = n; return c }
+
 func TestComebackCost(t *testing.T) {
 	for _, tc := range []struct {
 		p           float64
@@ -210,6 +212,17 @@ func TestPlanArchives(t *testing.T) {
 		{"context bound below boundMinChars: 1,800 due is over 15% but under 2,000 characters: kept",
 			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 2,
 			[]want{{false, TimeDefer, 1200, 180}, {false, TimeDefer, 600, 90}}, "kept for now", -2000},
+		{"context bound counts the body's files: 900 freed and 1,500 of files hold 2,400, over the 2,000 floor and over 15% of the 8,600 left: archived",
+			// The rewrite from 9,500 costs 1.25 × (1,500 − 900) − 0.1 × 1,500
+			// = 600; the timing's saving counts the body alone: 90.
+			[]Candidate{withFiles(cand("b", 9500), 1500)}, 11000, false, -1, 2,
+			[]want{{true, TimeBound, 600, 90}}, "maxDueShare 0.15", -2000},
+		{"context bound without the files: 900 is under the 2,000 floor: kept",
+			[]Candidate{cand("b", 9500)}, 11000, false, -1, 2,
+			[]want{{false, TimeDefer, 600, 90}}, "kept for now", -2000},
+		{"the files do not make an archive pay: 1,500 of files, no bound: kept",
+			[]Candidate{withFiles(cand("b", 9500), 1500)}, 11000, false, -1, 2,
+			[]want{{false, TimeDefer, 600, 90}}, "kept for now", 0},
 		{"positions unknown: waits",
 			[]Candidate{{ID: "a", Size: 1000, Placeholder: 100}}, 0, false, -1, 10,
 			[]want{{false, TimeDefer, 0, 0}}, "no position", 0},
