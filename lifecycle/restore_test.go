@@ -120,8 +120,9 @@ func randomEvent(r *rand.Rand, nLoads *int) Event {
 }
 
 // fillRequest lays out the live bodies of e in a request (each body's
-// size, in load order, after a 200-unit header, some left out as if
-// compacted away), with a random gap since the previous request.
+// size, in load order, after a 200-unit header, each followed by most of
+// the files read with it, some left out as if compacted away), with a
+// random gap since the previous request.
 func fillRequest(r *rand.Rand, e *Engine, n int) *Request {
 	req := &Request{Number: n, SincePrevious: []time.Duration{0, 5 * time.Second, 10 * time.Minute}[r.Intn(3)],
 		ModelChanged: r.Intn(10) == 0}
@@ -136,6 +137,18 @@ func fillRequest(r *rand.Rand, e *Engine, n int) *Request {
 		}
 		req.Bodies = append(req.Bodies, BodyPosition{ID: b.ID, Offset: off, Size: size})
 		off += size + int64(r.Intn(3000))
+		// The files read with the body follow it (the bound counts them).
+		for _, f := range b.Resources {
+			if r.Intn(4) == 0 {
+				continue
+			}
+			fs := f.Size
+			if b.Archived {
+				fs = int64(len(rules.ResourcePlaceholder(f.Skill, f.Path)))
+			}
+			req.Bodies = append(req.Bodies, BodyPosition{ID: f.ID, Offset: off, Size: fs})
+			off += fs + int64(r.Intn(500))
+		}
 	}
 	req.Total = off
 	if r.Intn(2) == 0 {
