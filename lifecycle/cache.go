@@ -244,9 +244,11 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		cd := rules.Candidate{ID: b.ID, Placeholder: int64(math.Ceil(float64(len(rules.Placeholder(b.Skill))) / cpu)),
 			Overdue: rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn)}
 		if p, ok := pos[b.ID]; ok {
-			// The body alone: the files that go with it are a bonus the
-			// timing does not count (docs/cache-aware.md, "A skill's
-			// files": counting them tipped archives that came back).
+			// The timing weighs the body alone: the files that go with
+			// it are a bonus it does not count (docs/cache-aware.md, "A
+			// skill's files": counting them tipped archives that came
+			// back). The context bound counts them (Files): they are
+			// context held as long as the body is.
 			cd.Known, cd.Offset, cd.Size = true, p.Offset, p.Size
 			cd.Files = filesHeld(b.Resources, pos, cpu)
 		} else if len(r.Bodies) > 0 {
