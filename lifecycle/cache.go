@@ -241,7 +241,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 			idx.pinned = append(idx.pinned, i)
 			continue
 		}
-		cd := rules.Candidate{ID: b.ID, Placeholder: int64(math.Ceil(float64(len(rules.Placeholder(b.Skill))) / cpu)),
+		cd := rules.Candidate{ID: b.ID, Placeholder: inUnits(rules.Placeholder(b.Skill), cpu),
 			Overdue: rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn)}
 		if p, ok := pos[b.ID]; ok {
 			// The timing weighs the body alone: the files that go with
@@ -267,10 +267,16 @@ func filesHeld(rs []Resource, pos map[string]BodyPosition, cpu float64) int64 {
 	var n int64
 	for _, r := range rs {
 		if p, ok := pos[r.ID]; ok {
-			n += max(p.Size-int64(math.Ceil(float64(len(rules.ResourcePlaceholder(r.Skill, r.Path)))/cpu)), 0)
+			n += max(p.Size-inUnits(rules.ResourcePlaceholder(r.Skill, r.Path), cpu), 0)
 		}
 	}
 	return n
+}
+
+// inUnits is the size of text s in the request's unit, cpu characters
+// each, rounded up.
+func inUnits(s string, cpu float64) int64 {
+	return int64(math.Ceil(float64(len(s)) / cpu))
 }
 
 // comeback estimates the probability that the agent needs body i again
