@@ -3,6 +3,7 @@ package replay
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,15 +195,15 @@ func TestWantedBy(t *testing.T) {
 	}
 	tests := []struct {
 		prompt string
-		want   map[string]bool
+		want   []string
 	}{
-		{"strong", map[string]bool{"a": true, "b": true, "c": true}},          // d fourth, under half the best
-		{"wide", map[string]bool{"a": true, "b": true, "c": true, "d": true}}, // d fourth, within half
-		{"weak", nil},                         // the best under minSignal
-		{"close", map[string]bool{"a": true}}, // b within half, but under minSignal
+		{"strong", []string{"a", "b", "c"}},    // d fourth, under half the best
+		{"wide", []string{"a", "b", "c", "d"}}, // d fourth, within half
+		{"weak", nil},                          // the best under minSignal
+		{"close", []string{"a"}},               // b within half, but under minSignal
 		{"unknown", nil},
-		{"router", map[string]bool{"b": true}}, // the entry skill r is not a comeback next to b
-		{"route", map[string]bool{"r": true}},  // alone, it is
+		{"router", []string{"b"}}, // the entry skill r is not a comeback next to b
+		{"route", []string{"r"}},  // alone, it is
 	}
 	w := WantedBy(rk, cfg, "r")
 	for _, tc := range tests {
@@ -212,6 +213,39 @@ func TestWantedBy(t *testing.T) {
 	}
 	if WantedBy(nil, cfg, "") != nil {
 		t.Error("no ranker: want no comeback model")
+	}
+}
+
+// The agent comes back to the best-ranked archived skill that does the
+// work, and to every archived helper the prompt asks for; with all, to
+// every archived skill asked for.
+func TestPickComebacks(t *testing.T) {
+	archived := func(names ...string) func(string) bool {
+		return func(s string) bool { return slices.Contains(names, s) }
+	}
+	helper := func(s string) bool { return s == "h" }
+	tests := []struct {
+		name   string
+		asked  []string
+		gone   []string
+		helper func(string) bool
+		all    bool
+		want   []string
+	}{
+		{"the best ranked of two", []string{"a", "b"}, []string{"a", "b"}, helper, false, []string{"a"}},
+		{"the best ranked archived one", []string{"a", "b"}, []string{"b"}, helper, false, []string{"b"}},
+		{"none archived", []string{"a", "b"}, nil, helper, false, nil},
+		{"a helper as well", []string{"h", "a", "b"}, []string{"a", "b", "h"}, helper, false, []string{"h", "a"}},
+		{"a helper alone", []string{"a", "h"}, []string{"h"}, helper, false, []string{"h"}},
+		{"no helpers known", []string{"h", "a"}, []string{"a", "h"}, nil, false, []string{"h"}},
+		{"all", []string{"a", "b", "h"}, []string{"a", "b", "h"}, helper, true, []string{"a", "b", "h"}},
+		{"all, archived only", []string{"a", "b"}, []string{"b"}, nil, true, []string{"b"}},
+	}
+	for _, tc := range tests {
+		got := PickComebacks(tc.asked, archived(tc.gone...), tc.helper, tc.all)
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
 	}
 }
 
@@ -227,9 +261,9 @@ func TestComebacks(t *testing.T) {
 		// a4 reading beta's SKILL.md instead: the agent picks its skill.
 		a4b = `{"type":"message","id":"a4","parentId":"u3","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c4","name":"read","arguments":{"path":"/p/.agents/skills/beta/SKILL.md"}}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"toolUse","timestamp":1767225608000}}`
 	)
-	wanted := func(p string) map[string]bool {
+	wanted := func(p string) []string {
 		if strings.Contains(p, "alpha") {
-			return map[string]bool{"alpha": true}
+			return []string{"alpha"}
 		}
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"hash/maphash"
 	"math"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,9 +39,13 @@ type Options struct {
 	// NoComebacks switches the comeback model off (StrategySpec.Wanted):
 	// the agent loads an archived skill again only where the session shows
 	// it needed the skill's files (orphan uses) or loaded a skill itself.
-	// With it on and off, replay brackets what an agent would do.
-	NoComebacks bool
-	MaxLine     int // session reader's line limit (0: default)
+	// AllComebacks makes the agent come back to every archived skill a
+	// prompt asks for, not only to the one that does the turn's work
+	// (PickComebacks). Without comebacks and with all of them, replay
+	// brackets what an agent would do. NoComebacks wins over it.
+	NoComebacks  bool
+	AllComebacks bool
+	MaxLine      int // session reader's line limit (0: default)
 }
 
 // Runner replays sessions one at a time and accumulates the results. Only
@@ -196,15 +199,16 @@ type Accuracy struct {
 
 // Report is the outcome of a replay.
 type Report struct {
-	Strategies  []StrategyResult     `json:"strategies"`
-	Branches    []BranchReport       `json:"branches"`
-	Files       int                  `json:"files"`
-	Bytes       int64                `json:"bytes"`
-	TTLSeconds  float64              `json:"cacheTTLSeconds"`
-	AllBranches bool                 `json:"allBranches"`
-	NoComebacks bool                 `json:"noComebacks,omitempty"`
-	Prices      map[string]any       `json:"prices"`
-	Diagnostics []session.Diagnostic `json:"diagnostics"`
+	Strategies   []StrategyResult     `json:"strategies"`
+	Branches     []BranchReport       `json:"branches"`
+	Files        int                  `json:"files"`
+	Bytes        int64                `json:"bytes"`
+	TTLSeconds   float64              `json:"cacheTTLSeconds"`
+	AllBranches  bool                 `json:"allBranches"`
+	NoComebacks  bool                 `json:"noComebacks,omitempty"`
+	AllComebacks bool                 `json:"allComebacks,omitempty"`
+	Prices       map[string]any       `json:"prices"`
+	Diagnostics  []session.Diagnostic `json:"diagnostics"`
 	// Series[i] is strategy i's prompt tokens per request, when asked.
 	Series [][]Point `json:"-"`
 }
@@ -901,15 +905,6 @@ type runOut struct {
 	notes                                 []DecisionNote
 }
 
-func sortedKeys(m map[string]load) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 // run replays the branch under one strategy. A foresight strategy first
 // searches the branch for its plan.
 func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *[]Point) runOut {
@@ -1104,7 +1099,8 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		b.loadIDs[rl.ID] = true
 		observeLoad(rl)
 	}
-	var wanted map[string]bool
+	var prompt string
+	wantComebacks := false
 
 	cb := session.NewContextBuilder(b.br)
 	for !cb.Done() {
@@ -1123,9 +1119,8 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 				}
 				st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
 				inRun = true
-				if spec.Wanted != nil && !b.r.opts.NoComebacks {
-					wanted = spec.Wanted(promptText(m))
-				}
+				prompt = promptText(m)
+				wantComebacks = spec.Wanted != nil && !b.r.opts.NoComebacks
 			case session.RoleAssistant:
 				t := requestTime(e)
 				// Comebacks: the turn's prompt asks for a skill whose body
@@ -1133,21 +1128,21 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 				// session shows it loading a skill of its choice there.
 				for _, c := range b.info.calls[e] {
 					if c.LoadOf != "" {
-						wanted = nil
+						wantComebacks = false
 					}
 				}
-				if len(wanted) > 0 {
+				if wantComebacks {
 					arch := st.Archived()
-					for _, skill := range sortedKeys(last) {
-						l := last[skill]
-						if _, gone := arch[l.ID]; !gone || !wanted[skill] {
-							continue
-						}
-						out.comebacks++
-						reload(cb, e, t, m, l)
-						arch = st.Archived()
+					archived := func(skill string) bool {
+						l, ok := last[skill]
+						_, gone := arch[l.ID]
+						return ok && gone
 					}
-					wanted = nil
+					for _, skill := range PickComebacks(spec.Wanted(prompt), archived, spec.Helper, b.r.opts.AllComebacks) {
+						out.comebacks++
+						reload(cb, e, t, m, last[skill])
+					}
+					wantComebacks = false
 				}
 				// Orphan uses: a tool call touching the folder of a skill
 				// whose body is archived. The model reloads it first.
@@ -1266,7 +1261,7 @@ func reloadPair(l load, n int) []*session.Message {
 
 // Report returns the results so far, with percentages of keep-all.
 func (r *Runner) Report() *Report {
-	rep := &Report{Branches: r.branches, Files: r.files, Bytes: r.bytes, TTLSeconds: r.opts.TTL.Seconds(), AllBranches: r.opts.AllBranches, NoComebacks: r.opts.NoComebacks,
+	rep := &Report{Branches: r.branches, Files: r.files, Bytes: r.bytes, TTLSeconds: r.opts.TTL.Seconds(), AllBranches: r.opts.AllBranches, NoComebacks: r.opts.NoComebacks, AllComebacks: r.opts.AllComebacks && !r.opts.NoComebacks,
 		Diagnostics: r.diags, Prices: map[string]any{}}
 	base := r.results[0]
 	for _, s := range r.results {

@@ -32,8 +32,10 @@ func WriteTable(w io.Writer, rep *Report) {
 	switch {
 	case rep.NoComebacks:
 		fmt.Fprintln(w, "comeback model off (--no-comebacks): the agent reloads an archived skill only where the session shows it using the skill's files")
+	case rep.AllComebacks:
+		fmt.Fprintln(w, "every comeback (--all-comebacks): the agent reloads every archived skill a prompt asks for; --no-comebacks gives the other end of the band")
 	case comebacks > 0:
-		fmt.Fprintln(w, "comebacks are inferred from each prompt (docs/replay.md); --no-comebacks gives the cost if the agent never comes back: the two bracket it")
+		fmt.Fprintln(w, "comebacks are inferred from each prompt (docs/replay.md); --no-comebacks and --all-comebacks give the ends of the band: the agent never comes back, or to every skill asked for")
 	}
 	if len(rep.Branches) == 0 {
 		return

@@ -32,10 +32,13 @@ type StrategySpec struct {
 	Name   string
 	New    func() Strategy
 	Bridge bool
-	// Wanted, when set, names the skills a user prompt asks for (see
-	// comebacks in replay.go): an archived one is loaded again at the
-	// turn's first request.
-	Wanted func(prompt string) map[string]bool
+	// Wanted, when set, names the skills a user prompt asks for, best
+	// ranked first (WantedBy); Helper says which skills are helpers. Of
+	// those whose body is archived, the ones PickComebacks picks are
+	// loaded again at the turn's first request (see comebacks in
+	// replay.go).
+	Wanted func(prompt string) []string
+	Helper func(skill string) bool
 	// search, when set, makes this a foresight strategy (ForesightSpec).
 	search *foresight
 }
@@ -106,47 +109,84 @@ func (s *EngineStrategy) Archived() map[string]string {
 // skill tool's note (DedupeStrategy); with "archive-older" it is delivered
 // and the older copy dropped.
 func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
-	entry, _ := lifecycle.New(cat, cfg).Entry()
+	e := lifecycle.New(cat, cfg)
+	entry, _ := e.Entry()
 	wanted := WantedBy(cat.Ranker, cfg, entry)
+	helper := func(s string) bool { return e.HelperOf(s) != "" }
 	if cfg.Dedupe == rules.DedupeAlreadyLoaded {
-		return StrategySpec{Name: name, Bridge: true, Wanted: wanted,
+		return StrategySpec{Name: name, Bridge: true, Wanted: wanted, Helper: helper,
 			New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
 	}
-	return StrategySpec{Name: name, Bridge: true, Wanted: wanted,
+	return StrategySpec{Name: name, Bridge: true, Wanted: wanted, Helper: helper,
 		New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
 }
 
-// WantedBy is the comeback model: a prompt asks for the skills the
-// relevance rules would keep for it (among the ranker's cfg.TopK, or
-// within cfg.RelativeScore of the best score) that also score at least
+// WantedBy is the first half of the comeback model: the skills a prompt
+// asks for, best ranked first. They are the skills the relevance rules
+// would keep for it (among the ranker's cfg.TopK, or within
+// cfg.RelativeScore of the best score) that also score at least
 // cfg.MinSignal themselves: a skill the prompt is about, not one merely
 // not worth archiving. Keyword rules are not used. nil ranker: none.
+// PickComebacks is the other half.
 //
 // The entry skill (entry, "" for none) routes a task to the skill that
 // does it; when the prompt asks for another skill as well, the agent goes
 // to that one directly and does not come back to the router (a router
 // tells it as much: "if you know the skill, load it directly"). So entry
-// is wanted only when it is the only skill the prompt asks for.
-func WantedBy(r rules.Ranker, cfg rules.Config, entry string) func(string) map[string]bool {
+// is asked for only when it is the only skill the prompt asks for.
+func WantedBy(r rules.Ranker, cfg rules.Config, entry string) func(prompt string) []string {
 	if r == nil {
 		return nil
 	}
-	return func(prompt string) map[string]bool {
+	return func(prompt string) []string {
 		rk := r.Rank(prompt, cfg.MinSignal)
 		if !rk.Signal || len(rk.Results) == 0 {
 			return nil
 		}
-		out := map[string]bool{}
+		var out []string
+		hasEntry := false
 		for i, x := range rk.Results {
 			if x.Score >= cfg.MinSignal && (i < cfg.TopK || x.Score >= cfg.RelativeScore*rk.Best) {
-				out[x.Skill] = true
+				if x.Skill == entry {
+					hasEntry = true
+					continue
+				}
+				out = append(out, x.Skill)
 			}
 		}
-		if out[entry] && len(out) > 1 {
-			delete(out, entry)
+		if hasEntry && len(out) == 0 {
+			out = []string{entry}
 		}
 		return out
 	}
+}
+
+// PickComebacks is the second half of the comeback model: of the skills a
+// prompt asks for (asked, best first; WantedBy), the archived ones the
+// agent loads again before the turn's work. It comes back to one skill
+// that does the work, the best ranked whose body is archived: a turn is
+// one task, and the agent reloads the skill for it and goes on; any other
+// skill it then needs shows in the session as an orphan use. A helper (a
+// step other skills call, such as writing a commit message) the prompt
+// asks for comes back as well, since the prompt names that step. With all,
+// every archived skill the prompt asks for comes back: the upper end of
+// replay's band (Options.AllComebacks). A nil helper knows no helpers.
+func PickComebacks(asked []string, archived, helper func(skill string) bool, all bool) []string {
+	var out []string
+	worker := false
+	for _, s := range asked {
+		if !archived(s) {
+			continue
+		}
+		switch {
+		case all, helper != nil && helper(s):
+			out = append(out, s)
+		case !worker:
+			out = append(out, s)
+			worker = true
+		}
+	}
+	return out
 }
 
 // MaxConfigSize bounds a configuration file LoadConfigFile reads, as the

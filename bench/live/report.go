@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -44,12 +45,15 @@ type ReplayCheck struct {
 	GapPct5m   float64 `json:"gapPct5m"`
 	KeepAllGap float64 `json:"keepAllGapPct"` // replay keep-all / live no-extension cost - 1, in %
 	// The same prediction with the comeback model off (replay
-	// --no-comebacks): the agent comes back to no archived skill the
-	// session does not show it using. The two predictions bracket what
-	// an agent could do; BandGap is how far the live cost lies outside
-	// that band (0 inside it), in % of the live cost.
+	// --no-comebacks: the agent comes back to no archived skill the
+	// session does not show it using) and with every comeback (replay
+	// --all-comebacks: to every archived skill a prompt asks for). The
+	// two bracket what an agent could do; BandGap is how far the live
+	// cost lies outside that band (0 inside it), in % of the live cost.
 	NoCBUSD      float64 `json:"predictedNoComebacksUSD"`
 	NoCBUSD5m    float64 `json:"predictedNoComebacksUSD5m"`
+	AllCBUSD     float64 `json:"predictedAllComebacksUSD"`
+	AllCBUSD5m   float64 `json:"predictedAllComebacksUSD5m"`
 	BandGapPct   float64 `json:"bandGapPct"`
 	BandGapPct5m float64 `json:"bandGapPct5m"`
 	// RecordedGap compares `replay --recorded` on this run's own session
@@ -215,17 +219,19 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		}
 		strategy[m.Name] = m.Strategy()
 	}
-	byScenario := map[string][4]map[string]float64{}
+	byScenario := map[string][6]map[string]float64{}
 	errs := map[string]string{}
 	for _, sc := range rep.Scenarios {
 		base := runs[sc.Name][rep.Modes[0].Name]
-		// Without and with a lifetime, then the same without comebacks.
-		var c [4]map[string]float64
+		// Without and with a lifetime, then the same without comebacks
+		// and with every comeback.
+		var c [6]map[string]float64
 		var err error
-		for i, run := range [4]struct {
+		for i, run := range [6]struct {
 			ttl   string
 			extra []string
-		}{{"0", nil}, {"5m", nil}, {"0", []string{"--no-comebacks"}}, {"5m", []string{"--no-comebacks"}}} {
+		}{{"0", nil}, {"5m", nil}, {"0", []string{"--no-comebacks"}}, {"5m", []string{"--no-comebacks"}},
+			{"0", []string{"--all-comebacks"}}, {"5m", []string{"--all-comebacks"}}} {
 			if c[i], err = replayStrategies(bin, packs[sc.Name], base.SessionFile, run.ttl, configs, run.extra...); err != nil {
 				break
 			}
@@ -258,7 +264,9 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		p5, ok5 := c[1][chk.Strategy]
 		n0, okN0 := c[2][chk.Strategy]
 		n5, okN5 := c[3][chk.Strategy]
-		if !ok0 || !ok5 || !okN0 || !okN5 {
+		a0, okA0 := c[4][chk.Strategy]
+		a5, okA5 := c[5][chk.Strategy]
+		if !ok0 || !ok5 || !okN0 || !okN5 || !okA0 || !okA5 {
 			chk.Err = "replay has no strategy " + chk.Strategy
 			continue
 		}
@@ -267,7 +275,10 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		chk.GapPct, chk.GapPct5m = pct(p0, r.CostUSD)-100, pct(p5, r.CostUSD5m)-100
 		chk.KeepAllGap = pct(c[0]["keep-all"], baseRow[r.Scenario].CostUSD) - 100
 		chk.NoCBUSD, chk.NoCBUSD5m = n0, n5
-		chk.BandGapPct, chk.BandGapPct5m = bandGap(p0, chk.NoCBUSD, r.CostUSD), bandGap(p5, chk.NoCBUSD5m, r.CostUSD5m)
+		chk.AllCBUSD, chk.AllCBUSD5m = a0, a5
+		// The model's own prediction is part of the band: it lies between
+		// the two ends unless its comebacks change what is archived later.
+		chk.BandGapPct, chk.BandGapPct5m = bandGap(r.CostUSD, p0, n0, a0), bandGap(r.CostUSD5m, p5, n5, a5)
 		own := runs[r.Scenario][r.Mode].SessionFile
 		r0, err0 := replayStrategies(bin, packs[r.Scenario], own, "0", nil, "--recorded", "--no-defaults")
 		r5, err5 := replayStrategies(bin, packs[r.Scenario], own, "5m", nil, "--recorded", "--no-defaults")
@@ -297,6 +308,8 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 			chk.PredUSD5m += r.Replay.PredUSD5m
 			chk.NoCBUSD += r.Replay.NoCBUSD
 			chk.NoCBUSD5m += r.Replay.NoCBUSD5m
+			chk.AllCBUSD += r.Replay.AllCBUSD
+			chk.AllCBUSD5m += r.Replay.AllCBUSD5m
 			live += r.CostUSD
 			live5 += r.CostUSD5m
 			keep += r.Replay.PredUSD / r.Replay.PredPct * 100
@@ -304,16 +317,20 @@ func (rep *Report) AddReplay(bin string, packs map[string]string, runs map[strin
 		if chk.Err == "" && live > 0 {
 			chk.PredPct = pct(chk.PredUSD, keep)
 			chk.GapPct, chk.GapPct5m = pct(chk.PredUSD, live)-100, pct(chk.PredUSD5m, live5)-100
-			chk.BandGapPct, chk.BandGapPct5m = bandGap(chk.PredUSD, chk.NoCBUSD, live), bandGap(chk.PredUSD5m, chk.NoCBUSD5m, live5)
+			chk.BandGapPct, chk.BandGapPct5m = bandGap(live, chk.PredUSD, chk.NoCBUSD, chk.AllCBUSD), bandGap(live5, chk.PredUSD5m, chk.NoCBUSD5m, chk.AllCBUSD5m)
 		}
 		t.Replay = chk
 	}
 }
 
-// bandGap is how far live lies outside the band between two predictions
-// a and b, in % of live: 0 inside it, negative below it, positive above.
-func bandGap(a, b, live float64) float64 {
-	lo, hi := min(a, b), max(a, b)
+// bandGap is how far live lies outside the band the predictions span
+// (from the lowest to the highest), in % of live: 0 inside it, negative
+// below it, positive above.
+func bandGap(live float64, preds ...float64) float64 {
+	if len(preds) == 0 {
+		return 0
+	}
+	lo, hi := slices.Min(preds), slices.Max(preds)
 	switch {
 	case live <= 0:
 		return 0

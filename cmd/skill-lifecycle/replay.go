@@ -53,9 +53,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	recorded := fl.Bool("recorded", false, "add the 'recorded' strategy: the archive decisions the bridge recorded in each session, applied where recorded")
 	decisions := fl.Bool("decisions", false, "after the table, list what each engine strategy decided in each session and why, request by request: bodies marked due, kept (once a turn, with the cost of archiving them then), archived (with the timing), and what the cache lifetime taught; in --json, each session's strategies carry them")
 	foresight := fl.Bool("foresight", false, "add the 'foresight' strategy: per session, the archive plan replay prices lowest, found knowing the session's future (a yardstick, not a policy; replays each session about loads x turns times), and 'foresight-timing', the same held to the bodies and turns relevance-only archives (what timing alone could gain)")
-	noComebacks := fl.Bool("no-comebacks", false, "switch the comeback model off: the agent loads an archived skill again only where the session shows it using the skill's files; with and without it, replay brackets the cost of strategies whose archives the agent may come back to")
+	noComebacks := fl.Bool("no-comebacks", false, "switch the comeback model off: the agent loads an archived skill again only where the session shows it using the skill's files; with --all-comebacks, replay brackets the cost of strategies whose archives the agent may come back to")
+	allComebacks := fl.Bool("all-comebacks", false, "the agent comes back to every archived skill a prompt asks for, not only to the best ranked that does the work (and the helpers asked for): the upper end of replay's band")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--foresight] [--no-comebacks] [--decisions] [--json] [--html FILE] FILES-or-DIRS...")
+		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--foresight] [--no-comebacks | --all-comebacks] [--decisions] [--json] [--html FILE] FILES-or-DIRS...")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -74,7 +75,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	opts := replay.Options{TTL: *ttl, AllBranches: *allBranches, Series: *htmlFile != "", Decisions: *decisions, NoComebacks: *noComebacks}
+	if *noComebacks && *allComebacks {
+		fmt.Fprintln(stderr, "replay: --no-comebacks and --all-comebacks exclude each other")
+		return 2
+	}
+	opts := replay.Options{TTL: *ttl, AllBranches: *allBranches, Series: *htmlFile != "", Decisions: *decisions, NoComebacks: *noComebacks, AllComebacks: *allComebacks}
 	var cat lifecycle.Catalog
 	if *skillsDir != "" {
 		st, err := os.Stat(*skillsDir)

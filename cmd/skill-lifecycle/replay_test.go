@@ -101,9 +101,10 @@ func TestReplayCommand(t *testing.T) {
 	}
 }
 
-// --no-comebacks switches replay's comeback model off: on the bundled
-// sessions relevance-only's archives come back with it and never without
-// it, and the cost falls with them.
+// --no-comebacks switches replay's comeback model off and --all-comebacks
+// brings back every archived skill a prompt asks for: on the bundled
+// sessions relevance-only's archives come back with the model and never
+// without it, more of them with every comeback, and the cost follows.
 func TestReplayNoComebacks(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "ro.json")
 	if err := os.WriteFile(cfg, []byte(`{"cacheAware": {"enabled": false}}`), 0o644); err != nil {
@@ -135,17 +136,25 @@ func TestReplayNoComebacks(t *testing.T) {
 		}
 		return rep.Strategies[1]
 	}
-	on, off := replayRO(), replayRO("--no-comebacks")
+	on, off, all := replayRO(), replayRO("--no-comebacks"), replayRO("--all-comebacks")
 	if on.Comebacks == 0 || off.Comebacks != 0 || off.CostPct >= on.CostPct {
 		t.Errorf("with the comeback model %+v, without %+v: want comebacks only with it, and a lower cost without", on, off)
+	}
+	if all.Comebacks <= on.Comebacks || all.CostPct <= on.CostPct {
+		t.Errorf("with the comeback model %+v, with every comeback %+v: want more comebacks and a higher cost with every one", on, all)
+	}
+	var out, errb bytes.Buffer
+	if code := run(args("--no-comebacks", "--all-comebacks"), &out, &errb); code != 2 || !strings.Contains(errb.String(), "exclude each other") {
+		t.Errorf("--no-comebacks with --all-comebacks: exit %d, want 2 and a message:\n%s", code, errb.String())
 	}
 
 	// The table says which end of the band it shows.
 	for _, tc := range []struct {
 		flag, want string
 	}{
-		{"", "--no-comebacks gives the cost if the agent never comes back"},
+		{"", "--no-comebacks and --all-comebacks give the ends of the band"},
 		{"--no-comebacks", "comeback model off (--no-comebacks)"},
+		{"--all-comebacks", "every comeback (--all-comebacks)"},
 	} {
 		var extra []string
 		if tc.flag != "" {
