@@ -261,9 +261,9 @@ func TestComebacks(t *testing.T) {
 		// a4 reading beta's SKILL.md instead: the agent picks its skill.
 		a4b = `{"type":"message","id":"a4","parentId":"u3","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c4","name":"read","arguments":{"path":"/p/.agents/skills/beta/SKILL.md"}}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"toolUse","timestamp":1767225608000}}`
 	)
-	wanted := func(p string) []string {
+	comebacks := func(p string, archived func(string) bool, all bool) []string {
 		if strings.Contains(p, "alpha") {
-			return []string{"alpha"}
+			return PickComebacks([]string{"alpha"}, archived, nil, all)
 		}
 		return nil
 	}
@@ -283,7 +283,7 @@ func TestComebacks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := StrategySpec{Name: "scripted", Bridge: true, New: func() Strategy { return &scripted{} }}
 			if tc.model {
-				spec.Wanted = wanted
+				spec.Comebacks = comebacks
 			}
 			r := NewRunner(Options{Pack: bridgePack(), Strategies: []StrategySpec{spec}, Prices: testPrices(), NoComebacks: tc.off})
 			if err := r.AddFile(writeSession(t, bHeader, bU1, bA1, bR1, bA2, u2, a3, u3, tc.last)); err != nil {

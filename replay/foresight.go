@@ -20,7 +20,7 @@ const MaxForesightPasses = 3
 // delivered; with the "already-loaded" dedupe, a load whose identical
 // body is visible is answered with the note. Reloads cost what replay
 // charges any strategy: the comebacks of cfg's relevance rules
-// (WantedBy, PickComebacks), orphan uses and the agent's own loads.
+// (comebackModel), orphan uses and the agent's own loads.
 //
 // The search is greedy: per load, in order, the turn (or never) that
 // prices lowest with the other loads' turns fixed, repeated until a pass
@@ -29,15 +29,13 @@ const MaxForesightPasses = 3
 // better. It replays the branch about loads × turns × passes times.
 func ForesightSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	e := lifecycle.New(cat, cfg)
-	entry, _ := e.Entry()
 	pinned := map[string]bool{}
 	for _, s := range cat.Skills {
 		if e.PinOf(s.Name) != rules.NotPinned {
 			pinned[s.Name] = true
 		}
 	}
-	spec := StrategySpec{Name: ForesightName, Bridge: true, Wanted: WantedBy(cat.Ranker, cfg, entry),
-		Helper: func(s string) bool { return e.HelperOf(s) != "" }}
+	spec := StrategySpec{Name: ForesightName, Bridge: true, Comebacks: comebackModel(cat, cfg, e)}
 	spec.search = &foresight{pinned: pinned, dedupe: cfg.Dedupe == rules.DedupeAlreadyLoaded, files: cfg.ArchiveResources}
 	spec.New = func() Strategy { return spec.search.strategy(nil, nil) }
 	return spec

@@ -36,7 +36,7 @@ type Options struct {
 	// Decisions keeps, per branch and engine strategy, what the engine
 	// decided and why, request by request (BranchStrategy.Decisions).
 	Decisions bool
-	// NoComebacks switches the comeback model off (StrategySpec.Wanted):
+	// NoComebacks switches the comeback model off (StrategySpec.Comebacks):
 	// the agent loads an archived skill again only where the session shows
 	// it needed the skill's files (orphan uses) or loaded a skill itself.
 	// AllComebacks makes the agent come back to every archived skill a
@@ -1120,7 +1120,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 				st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
 				inRun = true
 				prompt = promptText(m)
-				wantComebacks = spec.Wanted != nil && !b.r.opts.NoComebacks
+				wantComebacks = spec.Comebacks != nil && !b.r.opts.NoComebacks
 			case session.RoleAssistant:
 				t := requestTime(e)
 				// Comebacks: the turn's prompt asks for a skill whose body
@@ -1138,7 +1138,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 						_, gone := arch[l.ID]
 						return ok && gone
 					}
-					for _, skill := range PickComebacks(spec.Wanted(prompt), archived, spec.Helper, b.r.opts.AllComebacks) {
+					for _, skill := range spec.Comebacks(prompt, archived, b.r.opts.AllComebacks) {
 						out.comebacks++
 						reload(cb, e, t, m, last[skill])
 					}

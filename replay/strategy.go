@@ -32,13 +32,12 @@ type StrategySpec struct {
 	Name   string
 	New    func() Strategy
 	Bridge bool
-	// Wanted, when set, names the skills a user prompt asks for, best
-	// ranked first (WantedBy); Helper says which skills are helpers. Of
-	// those whose body is archived, the ones PickComebacks picks are
-	// loaded again at the turn's first request (see comebacks in
-	// replay.go).
-	Wanted func(prompt string) []string
-	Helper func(skill string) bool
+	// Comebacks, when set, is the comeback model (comebackModel): the
+	// archived skills the agent loads again at the first request of a
+	// turn with this prompt (see comebacks in replay.go). archived says
+	// which skills' bodies are archived; all brings back every one the
+	// prompt asks for (Options.AllComebacks).
+	Comebacks func(prompt string, archived func(skill string) bool, all bool) []string
 	// search, when set, makes this a foresight strategy (ForesightSpec).
 	search *foresight
 }
@@ -109,16 +108,29 @@ func (s *EngineStrategy) Archived() map[string]string {
 // skill tool's note (DedupeStrategy); with "archive-older" it is delivered
 // and the older copy dropped.
 func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
-	e := lifecycle.New(cat, cfg)
-	entry, _ := e.Entry()
-	wanted := WantedBy(cat.Ranker, cfg, entry)
-	helper := func(s string) bool { return e.HelperOf(s) != "" }
+	comebacks := comebackModel(cat, cfg, lifecycle.New(cat, cfg))
 	if cfg.Dedupe == rules.DedupeAlreadyLoaded {
-		return StrategySpec{Name: name, Bridge: true, Wanted: wanted, Helper: helper,
+		return StrategySpec{Name: name, Bridge: true, Comebacks: comebacks,
 			New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
 	}
-	return StrategySpec{Name: name, Bridge: true, Wanted: wanted, Helper: helper,
+	return StrategySpec{Name: name, Bridge: true, Comebacks: comebacks,
 		New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
+}
+
+// comebackModel is the comeback model of a strategy that runs e (built
+// with cfg over cat): the skills a prompt asks for (WantedBy, with e's
+// entry skill), of which PickComebacks picks the archived ones to load
+// again, knowing e's helpers. nil without a ranker.
+func comebackModel(cat lifecycle.Catalog, cfg rules.Config, e *lifecycle.Engine) func(string, func(string) bool, bool) []string {
+	entry, _ := e.Entry()
+	wanted := WantedBy(cat.Ranker, cfg, entry)
+	if wanted == nil {
+		return nil
+	}
+	helper := func(s string) bool { return e.HelperOf(s) != "" }
+	return func(prompt string, archived func(string) bool, all bool) []string {
+		return PickComebacks(wanted(prompt), archived, helper, all)
+	}
 }
 
 // WantedBy is the first half of the comeback model: the skills a prompt
