@@ -13,7 +13,8 @@ const MaxForesightPasses = 3
 
 // ForesightSpec is not a policy but a yardstick: for each session branch
 // it searches, knowing the whole branch, for the plan (which body is
-// archived from which user turn on) that replay prices lowest, and reports
+// archived from which moment on: a user turn's start, or the point right
+// after one of the session's loads) that replay prices lowest, and reports
 // that plan's cost. It plays by cfg's rules where they are not about
 // timing: a body of a pinned skill (pinned, or the entry skill with
 // pinEntrySkill) is archived only once a newer copy of its skill was
@@ -22,11 +23,12 @@ const MaxForesightPasses = 3
 // charges any strategy: the comebacks of cfg's relevance rules
 // (comebackModel), orphan uses and the agent's own loads.
 //
-// The search is greedy: per load, in order, the turn (or never) that
-// prices lowest with the other loads' turns fixed, repeated until a pass
+// The search is greedy: per load, in order, the moment (or never) that
+// prices lowest with the other loads' moments fixed, repeated until a pass
 // changes nothing (at most MaxForesightPasses). It is a plan a policy
 // could reach only by knowing the future, not a proof that none does
-// better. It replays the branch about loads × turns × passes times.
+// better. It replays the branch about loads × (turns + loads) × passes
+// times.
 func ForesightSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	e := lifecycle.New(cat, cfg)
 	pinned := map[string]bool{}
@@ -46,11 +48,13 @@ const ForesightTimingName = "foresight-timing"
 
 // ForesightTimingSpec is ForesightSpec held to the relevance rules: per
 // branch it first replays cfg with cacheAware off (relevance-only) and
-// notes the user turn in which each body was first archived; the plan may
-// then archive a body only from that turn on, and never one relevance-only
-// kept. It prices what timing alone could gain over relevance-only, the
-// comparison of docs/cache-aware.md: a cache-aware policy may archive
-// later, or not at all, but not what the rules keep.
+// notes the moment at which each body was first archived; the plan may
+// then archive a body only from that moment on (not from the start of the
+// turn it falls in: a body a newer skill supersedes mid-run is not gone
+// before that skill is loaded), and never one relevance-only kept. It
+// prices what timing alone could gain over relevance-only, the comparison
+// of docs/cache-aware.md: a cache-aware policy may archive later, or not
+// at all, but not sooner than the rules drop a body, nor what they keep.
 func ForesightTimingSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	spec := ForesightSpec(cat, cfg)
 	spec.Name = ForesightTimingName
@@ -71,27 +75,25 @@ type foresight struct {
 	// engine ties them (archiveResources).
 	files bool
 	// relevance, when set, is the relevance-only strategy whose archive
-	// turns bound the plan (ForesightTimingSpec).
+	// moments bound the plan (ForesightTimingSpec).
 	relevance *StrategySpec
 }
 
-// archiveTurns follows a strategy and notes the user turn in which each
+// archiveTurns follows a strategy and notes the moment at which each
 // body was first archived.
 type archiveTurns struct {
 	Strategy
-	turn  int
-	first map[string]int
+	at    position
+	first map[string]moment
 }
 
 func (a *archiveTurns) Observe(ev lifecycle.Event) {
 	a.Strategy.Observe(ev)
-	switch ev.Type {
-	case lifecycle.EvPrompt:
-		a.turn++
-	case lifecycle.EvRequest:
+	a.at.observe(ev)
+	if ev.Type == lifecycle.EvRequest {
 		for id := range a.Strategy.Archived() {
 			if _, ok := a.first[id]; !ok {
-				a.first[id] = max(a.turn, 1)
+				a.first[id] = a.at.moment()
 			}
 		}
 	}
@@ -103,61 +105,109 @@ func (a *archiveTurns) Deduped(id string) bool {
 	return ok && d.Deduped(id)
 }
 
-// planLoad is a load the plan can archive, and the user turn (1-based
-// count of prompts) in which it arrived.
-type planLoad struct {
-	id   string
-	turn int
+// A moment is a point in a branch that every strategy's replay of it
+// passes: the user turn (1-based count of prompts) and how many of the
+// session's own loads that turn has made so far. Requests do not serve,
+// since a strategy's reloads add requests the others do not make; a
+// reload's load does not count either. The plan archives a body from
+// the first request at or after its moment.
+type moment struct{ turn, loads int }
+
+// before reports whether m comes before o.
+func (m moment) before(o moment) bool {
+	return m.turn < o.turn || (m.turn == o.turn && m.loads < o.loads)
 }
 
-func (f *foresight) strategy(plan map[string]int, seen *[]planLoad) *planStrategy {
-	return &planStrategy{f: f, plan: plan, seen: seen, skill: map[string]string{}, hash: map[string]string{},
+// position follows a replay's moment.
+type position struct{ turn, loads int }
+
+func (p *position) observe(ev lifecycle.Event) {
+	switch ev.Type {
+	case lifecycle.EvPrompt:
+		p.turn, p.loads = p.turn+1, 0
+	case lifecycle.EvLoad:
+		if ev.Load != nil && !isReload(ev.Load.ID) {
+			p.loads++
+		}
+	case lifecycle.EvLoads:
+		for _, l := range ev.Loads {
+			if !isReload(l.ID) {
+				p.loads++
+			}
+		}
+	}
+}
+
+func (p position) moment() moment { return moment{max(p.turn, 1), p.loads} }
+
+// planLoad is a load the plan can archive, and the moment at which it
+// arrived (its own load counted).
+type planLoad struct {
+	id string
+	at moment
+}
+
+func (f *foresight) strategy(plan map[string]moment, seen *[]planLoad) *planStrategy {
+	return &planStrategy{f: f, plan: plan, seen: seen, moments: []moment{{1, 0}}, skill: map[string]string{}, hash: map[string]string{},
 		seq: map[string]int{}, notes: map[string]string{}, files: map[string]planFile{}}
 }
 
 // search finds the branch's plan; price replays the branch under a
-// strategy and returns its cost. allowed, when not nil, bounds each load's
-// archive turn from below; a load it does not name is never archived.
-func (f *foresight) search(price func(Strategy) float64, allowed map[string]int) map[string]int {
+// strategy and returns its cost. Each load may be archived from any
+// moment the branch passes after the next load or turn start that follows
+// it, or never. allowed, when not nil, also bounds each load's moment from
+// below (the one at which relevance-only archived it); a load it does not
+// name is never archived.
+func (f *foresight) search(price func(Strategy) float64, allowed map[string]moment) map[string]moment {
 	var loads []planLoad
 	first := f.strategy(nil, &loads)
 	price(first)
-	turns := first.turn
-	plan := map[string]int{}
+	plan := map[string]moment{}
 	best := price(f.strategy(plan, nil))
 	for pass := 0; pass < MaxForesightPasses; pass++ {
 		changed := false
 		for _, l := range loads {
-			cur, had := plan[l.id]
-			choice := cur
-			from := l.turn + 1
+			from := moment{l.at.turn, l.at.loads + 1}
 			if allowed != nil {
 				a, ok := allowed[l.id]
 				if !ok {
 					continue
 				}
-				from = max(from, a)
-			}
-			for t := from; t <= turns+1; t++ { // turns+1: never
-				if t == cur || (!had && t > turns) {
-					continue
+				if from.before(a) {
+					from = a
 				}
-				if t > turns {
-					delete(plan, l.id)
+			}
+			var choices []moment
+			for _, m := range first.moments {
+				if !m.before(from) {
+					choices = append(choices, m)
+				}
+			}
+			cur, had := plan[l.id]
+			choice, keep := cur, had
+			try := func(m moment, archive bool) {
+				if archive == had && (!archive || m == cur) {
+					return
+				}
+				if archive {
+					plan[l.id] = m
 				} else {
-					plan[l.id] = t
+					delete(plan, l.id)
 				}
 				if c := price(f.strategy(plan, nil)); c < best {
-					best, choice = c, t
+					best, choice, keep = c, m, archive
 				}
 			}
-			if choice > 0 && choice <= turns {
+			for _, m := range choices {
+				try(m, true)
+			}
+			try(moment{}, false) // never
+			if keep {
 				plan[l.id] = choice
 			} else {
 				delete(plan, l.id)
-				choice = 0
 			}
-			if choice != cur {
+			if keep != had || (keep && choice != cur) {
 				changed = true
 			}
 		}
@@ -168,21 +218,25 @@ func (f *foresight) search(price func(Strategy) float64, allowed map[string]int)
 	return plan
 }
 
-// planStrategy archives each body of plan from the first request of its
-// turn on (a pinned skill's only once a newer copy was delivered), and
+// planStrategy archives each body of plan from the first request at or
+// after its moment on (a pinned skill's only once a newer copy was
+// delivered), and
 // answers a repeated identical load with the dedupe note. With seen set,
 // it lists the loads it was told of instead.
 type planStrategy struct {
-	f     *foresight
-	plan  map[string]int
-	seen  *[]planLoad
-	turn  int
-	skill map[string]string // load id -> skill
-	hash  map[string]string
-	seq   map[string]int
-	notes map[string]string // load id -> the note that replaced it
-	arch  map[string]string
-	files map[string]planFile // file id -> the file and the load it goes with
+	f    *foresight
+	plan map[string]moment
+	seen *[]planLoad
+	at   position
+	// moments lists, in order, the moments the replay passed: each
+	// turn's start and each point after a load.
+	moments []moment
+	skill   map[string]string // load id -> skill
+	hash    map[string]string
+	seq     map[string]int
+	notes   map[string]string // load id -> the note that replaced it
+	arch    map[string]string
+	files   map[string]planFile // file id -> the file and the load it goes with
 }
 
 // planFile is a file read from a skill's folder and the load it goes with.
@@ -191,11 +245,15 @@ type planFile struct {
 	owner string
 }
 
-// Observe counts the turns and takes the loads.
+// Observe follows the moment and takes the loads; the plan is applied
+// anew at each prompt, load and file.
 func (p *planStrategy) Observe(ev lifecycle.Event) {
+	p.at.observe(ev)
+	if m := p.at.moment(); m != p.moments[len(p.moments)-1] {
+		p.moments = append(p.moments, m)
+	}
 	switch ev.Type {
 	case lifecycle.EvPrompt:
-		p.turn++
 	case lifecycle.EvLoad:
 		if ev.Load != nil {
 			p.load(*ev.Load)
@@ -231,7 +289,7 @@ func (p *planStrategy) load(l lifecycle.Load) {
 		return
 	}
 	if p.seen != nil {
-		*p.seen = append(*p.seen, planLoad{id: l.ID, turn: max(p.turn, 1)})
+		*p.seen = append(*p.seen, planLoad{id: l.ID, at: p.at.moment()})
 	}
 	// A newer copy takes over the files of the live copies of its skill.
 	for fid, f := range p.files {
@@ -266,11 +324,12 @@ func (p *planStrategy) resource(r lifecycle.Resource) {
 
 // update recomputes the archived set.
 func (p *planStrategy) update() {
+	now := p.at.moment()
 	p.arch = map[string]string{}
 	for id, sk := range p.skill {
 		if n, ok := p.notes[id]; ok {
 			p.arch[id] = n
-		} else if t, ok := p.plan[id]; ok && p.turn >= t && (!p.f.pinned[sk] || p.newerCopy(id)) {
+		} else if m, ok := p.plan[id]; ok && !now.before(m) && (!p.f.pinned[sk] || p.newerCopy(id)) {
 			p.arch[id] = rules.Placeholder(sk)
 		}
 	}

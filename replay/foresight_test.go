@@ -186,3 +186,73 @@ func withDedupe(c rules.Config, d string) rules.Config {
 	c.Dedupe = d
 	return c
 }
+
+// TestForesightTimingNotBeforeTheRules: a body the rules drop in the
+// middle of a turn (a newer skill loaded mid-run supersedes it) is not
+// archived by foresight-timing any earlier, not even at that turn's
+// start: the request that loads beta, after a long command output, still
+// carries alpha's body, and the one after it does not.
+func TestForesightTimingNotBeforeTheRules(t *testing.T) {
+	sb := newSessionBuilder(t, "mid")
+	usage := map[string]any{"input": 0, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1}
+	say := func(role string, blocks ...map[string]any) {
+		content := make([]any, len(blocks))
+		for i, b := range blocks {
+			content[i] = b
+		}
+		m := map[string]any{"role": role, "content": content}
+		if role == "assistant" {
+			m["provider"], m["model"], m["usage"], m["stopReason"] = "fake", "a", usage, "toolUse"
+		}
+		sb.add(m)
+	}
+	call := func(id, name string, args map[string]any, result string) {
+		say("assistant", map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args})
+		sb.add(map[string]any{"role": "toolResult", "toolCallId": id, "toolName": name,
+			"content": []any{map[string]any{"type": "text", "text": result}}, "isError": false})
+	}
+	text := func(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
+	alpha := "---\nname: alpha\ndescription: Alpha things.\n---\n\n" + strings.Repeat("alpha rule. ", 20000/12)
+	beta := "---\nname: beta\ndescription: Beta's work.\n---\n\n" + strings.Repeat("beta rule. ", 2000/11)
+	const midTurn = 6
+	for turn := 1; turn <= 20; turn++ {
+		sb.at = sb.at.Add(time.Minute)
+		say("user", text(fmt.Sprintf("turn %d", turn)))
+		if turn == 1 {
+			call("r1", "read", map[string]any{"path": "/p/.agents/skills/alpha/SKILL.md"}, alpha)
+		}
+		call(fmt.Sprint("b", turn), "bash", map[string]any{"command": "make"}, strings.Repeat("y", 200))
+		if turn == midTurn {
+			call("big", "bash", map[string]any{"command": "make test"}, strings.Repeat("z", 30000))
+			call("r2", "read", map[string]any{"path": "/p/.agents/skills/beta/SKILL.md"}, beta)
+		}
+		m := map[string]any{"role": "assistant", "content": []any{text("ok")}, "provider": "fake", "model": "a", "usage": usage, "stopReason": "stop"}
+		sb.add(m)
+	}
+	cfg := rules.Default()
+	cfg.TopK, cfg.MinKeep = 1, 1
+	ro := cfg
+	ro.CacheAware.Enabled = false
+	cat := alphaBetaCatalog()
+	rep := replayFile(t, sb.file(), Options{Series: true, Strategies: []StrategySpec{
+		{Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }},
+		EngineSpec("relevance-only", cat, ro), ForesightTimingSpec(cat, cfg)}})
+	keep, rel, ft := rep.Series[1], rep.Series[2], rep.Series[3]
+	if len(keep) != len(ft) || len(keep) != len(rel) {
+		t.Fatalf("series of %d, %d and %d requests", len(keep), len(rel), len(ft))
+	}
+	// Turn 1 has three requests, the turns before midTurn two, and the
+	// third request of midTurn is the one that loads beta.
+	load := 3 + 2*(midTurn-2) + 2
+	for i := load - 3; i <= load+1; i++ {
+		// alpha's body is 5,000 tokens at 4 characters a token.
+		relGone, ftGone := keep[i].Tokens-rel[i].Tokens > 4000, keep[i].Tokens-ft[i].Tokens > 4000
+		if want := i > load; relGone != want || ftGone != want {
+			t.Errorf("request %d: every body kept %d tokens, relevance-only %d, foresight-timing %d; alpha archived: %v and %v, want %v",
+				i, keep[i].Tokens, rel[i].Tokens, ft[i].Tokens, relGone, ftGone, want)
+		}
+	}
+	if rs := rep.Strategies; rs[3].CostUSD > rs[2].CostUSD {
+		t.Errorf("foresight-timing %.9f USD, relevance-only %.9f: the plan can always take relevance-only's moment", rs[3].CostUSD, rs[2].CostUSD)
+	}
+}

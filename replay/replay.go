@@ -914,9 +914,9 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 			scratch = scratch[:0]
 			return b.runWith(spec, st, cal, branchIdx, &scratch, false).totals.Total
 		}
-		var allowed map[string]int
+		var allowed map[string]moment
 		if f.relevance != nil {
-			at := &archiveTurns{Strategy: f.relevance.New(), first: map[string]int{}}
+			at := &archiveTurns{Strategy: f.relevance.New(), first: map[string]moment{}}
 			scratch = scratch[:0]
 			b.runWith(*f.relevance, at, cal, branchIdx, &scratch, false)
 			allowed = at.first
@@ -1243,10 +1243,16 @@ func (b *branch) folders(skill string) []string {
 	return fs
 }
 
+// reloadIDPrefix starts the tool call id of every reload replay adds.
+const reloadIDPrefix = "skill-lifecycle-reload-"
+
+// isReload reports whether a load's id is one of replay's reloads.
+func isReload(id string) bool { return strings.HasPrefix(id, reloadIDPrefix) }
+
 // reloadPair is the tool call and result a model following the protocol
 // makes to load an archived skill again: the same way it was loaded.
 func reloadPair(l load, n int) []*session.Message {
-	id := "skill-lifecycle-reload-" + strconv.Itoa(n)
+	id := reloadIDPrefix + strconv.Itoa(n)
 	name, args := "skill", map[string]string{"name": l.Skill}
 	if l.Kind == lifecycle.ByRead && l.Path != "" {
 		name, args = "read", map[string]string{"path": l.Path}
