@@ -67,6 +67,31 @@ func ForesightTimingSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	return spec
 }
 
+// ForesightPeakName is the name of the timing-only foresight strategy
+// held to a peak.
+const ForesightPeakName = "foresight-timing-peak"
+
+// ForesightPeakShare is how far above relevance-only's peak request a
+// ForesightPeakSpec plan may go: issue 10's limit, 10%.
+const ForesightPeakShare = 1.10
+
+// ForesightPeakSpec is ForesightTimingSpec held to a peak as well: no
+// request of a session branch may be larger than ForesightPeakShare
+// times relevance-only's largest request in that branch. The search
+// starts from relevance-only's own moments (within the limit) and only
+// takes a later moment, or never, where the plan stays within it. It
+// prices what timing alone could gain over relevance-only within issue
+// 10's peak limit, per branch (the issue sums the peaks of a set of
+// sessions, which allows a little more).
+func ForesightPeakSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
+	spec := ForesightTimingSpec(cat, cfg)
+	spec.Name = ForesightPeakName
+	f := *spec.search
+	f.peakShare = ForesightPeakShare
+	spec.search = &f
+	return spec
+}
+
 // foresight is what a ForesightSpec's strategies share.
 type foresight struct {
 	pinned map[string]bool
@@ -77,6 +102,10 @@ type foresight struct {
 	// relevance, when set, is the relevance-only strategy whose archive
 	// moments bound the plan (ForesightTimingSpec).
 	relevance *StrategySpec
+	// peakShare, when above 0, bounds each request to this multiple of
+	// relevance-only's peak, and the search starts from relevance-only's
+	// moments (ForesightPeakSpec).
+	peakShare float64
 }
 
 // archiveTurns follows a strategy and notes the moment at which each
@@ -153,16 +182,20 @@ func (f *foresight) strategy(plan map[string]moment, seen *[]planLoad) *planStra
 }
 
 // search finds the branch's plan; price replays the branch under a
-// strategy and returns its cost. Each load may be archived from any
-// moment the branch passes after the next load or turn start that follows
-// it, or never. allowed, when not nil, also bounds each load's moment from
-// below (the one at which relevance-only archived it); a load it does not
-// name is never archived.
-func (f *foresight) search(price func(Strategy) float64, allowed map[string]moment) map[string]moment {
+// strategy and returns its cost (+Inf for a plan out of bounds). Each load
+// may be archived from any moment the branch passes after the next load
+// or turn start that follows it, or never. allowed, when not nil, also
+// bounds each load's moment from below (the one at which relevance-only
+// archived it); a load it does not name is never archived. The search
+// starts from plan start (nil: nothing archived).
+func (f *foresight) search(price func(Strategy) float64, allowed, start map[string]moment) map[string]moment {
 	var loads []planLoad
 	first := f.strategy(nil, &loads)
 	price(first)
 	plan := map[string]moment{}
+	for id, m := range start {
+		plan[id] = m
+	}
 	best := price(f.strategy(plan, nil))
 	for pass := 0; pass < MaxForesightPasses; pass++ {
 		changed := false

@@ -256,3 +256,30 @@ func TestForesightTimingNotBeforeTheRules(t *testing.T) {
 		t.Errorf("foresight-timing %.9f USD, relevance-only %.9f: the plan can always take relevance-only's moment", rs[3].CostUSD, rs[2].CostUSD)
 	}
 }
+
+// TestForesightPeak: a large body the rules drop at turn 2, followed by
+// long command outputs over a few requests. Keeping it is cheaper than
+// rewriting what follows it, so foresight-timing keeps it, and its peak
+// goes more than 10% over relevance-only's; foresight-timing-peak must
+// stay within that and archives it, at a cost between the two.
+func TestForesightPeak(t *testing.T) {
+	cfg := rules.Default()
+	cfg.MinKeep = 0
+	ro := cfg
+	ro.CacheAware.Enabled = false
+	file := foresightSessionPrompts(t, map[int]string{2: "now do the beta work, all of the beta work"}, 4, 20000, 20000, time.Minute)
+	cat := alphaBetaCatalog()
+	rs := replayFile(t, file, Options{Strategies: []StrategySpec{
+		EngineSpec("relevance-only", cat, ro), ForesightTimingSpec(cat, cfg), ForesightPeakSpec(cat, cfg)}}).Strategies
+	rel, ft, fp := rs[1], rs[2], rs[3]
+	limit := int(float64(rel.PeakContext) * ForesightPeakShare)
+	if ft.Archives != 0 || ft.PeakContext <= limit {
+		t.Fatalf("foresight-timing: %d archives, peak %d tokens (relevance-only's %d); want it to keep the body, over %d", ft.Archives, ft.PeakContext, rel.PeakContext, limit)
+	}
+	if fp.Archives != 1 || fp.PeakContext > limit {
+		t.Errorf("foresight-timing-peak: %d archives, peak %d tokens; want 1, at most %d", fp.Archives, fp.PeakContext, limit)
+	}
+	if !(ft.CostUSD < fp.CostUSD && fp.CostUSD <= rel.CostUSD) {
+		t.Errorf("costs: foresight-timing %.9f, foresight-timing-peak %.9f, relevance-only %.9f USD; want them in that order", ft.CostUSD, fp.CostUSD, rel.CostUSD)
+	}
+}

@@ -910,18 +910,40 @@ type runOut struct {
 func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *[]Point) runOut {
 	if f := spec.search; f != nil {
 		var scratch []Point
+		limit := math.MaxInt // the largest request a plan may send, in tokens
 		price := func(st Strategy) float64 {
 			scratch = scratch[:0]
-			return b.runWith(spec, st, cal, branchIdx, &scratch, false).totals.Total
+			t := b.runWith(spec, st, cal, branchIdx, &scratch, false).totals
+			if t.PeakPromptTokens > limit {
+				return math.Inf(1)
+			}
+			return t.Total
 		}
 		var allowed map[string]moment
+		starts := []map[string]moment{nil}
 		if f.relevance != nil {
 			at := &archiveTurns{Strategy: f.relevance.New(), first: map[string]moment{}}
 			scratch = scratch[:0]
-			b.runWith(*f.relevance, at, cal, branchIdx, &scratch, false)
+			ro := b.runWith(*f.relevance, at, cal, branchIdx, &scratch, false)
 			allowed = at.first
+			// The greedy search also starts from relevance-only's own
+			// plan, and keeps the cheaper; held to a peak, only from
+			// there (archiving nothing is out of bounds).
+			starts = append(starts, allowed)
+			if f.peakShare > 0 {
+				limit = int(float64(ro.totals.PeakPromptTokens) * f.peakShare)
+				starts = starts[1:]
+			}
 		}
-		return b.runWith(spec, f.strategy(f.search(price, allowed), nil), cal, branchIdx, series, false)
+		var plan map[string]moment
+		best := math.Inf(1)
+		for _, start := range starts {
+			p := f.search(price, allowed, start)
+			if c := price(f.strategy(p, nil)); plan == nil || c < best {
+				plan, best = p, c
+			}
+		}
+		return b.runWith(spec, f.strategy(plan, nil), cal, branchIdx, series, false)
 	}
 	return b.runWith(spec, spec.New(), cal, branchIdx, series, b.r.opts.Decisions)
 }

@@ -166,3 +166,64 @@ func TestReplayNoComebacks(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayForesight: --foresight adds the three yardsticks. On the
+// bundled sessions they cost less than relevance-only, the peak-held one
+// keeps each session's largest request within 10% of relevance-only's,
+// and a --config that takes one of their names is refused.
+func TestReplayForesight(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "ro.json")
+	if err := os.WriteFile(cfg, []byte(`{"cacheAware": {"enabled": false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"replay", "--json", "--cache-ttl", "0", "--foresight", "--skills", filepath.Join("..", "..", "testdata", "pack"),
+		"--config", "relevance-only=" + cfg, filepath.Join("..", "..", "testdata", "live-sessions")}
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	type strat struct {
+		Name    string  `json:"name"`
+		CostUSD float64 `json:"costUSD"`
+		Peak    int     `json:"peakContextTokens"`
+	}
+	var rep struct {
+		Branches []struct {
+			Strategies []strat `json:"strategies"`
+		} `json:"branches"`
+		Strategies []strat `json:"strategies"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	by := func(ss []strat) map[string]strat {
+		m := map[string]strat{}
+		for _, s := range ss {
+			m[s.Name] = s
+		}
+		return m
+	}
+	all := by(rep.Strategies)
+	ro := all["relevance-only"]
+	for _, name := range []string{"foresight", "foresight-timing", "foresight-timing-peak"} {
+		s, ok := all[name]
+		if !ok || s.CostUSD >= ro.CostUSD {
+			t.Errorf("%s: %+v (present %v); want it cheaper than relevance-only's %.4f USD", name, s, ok, ro.CostUSD)
+		}
+	}
+	if len(rep.Branches) != 4 {
+		t.Fatalf("%d branches, want the 4 bundled sessions", len(rep.Branches))
+	}
+	for i, b := range rep.Branches {
+		m := by(b.Strategies)
+		if p, r := m["foresight-timing-peak"].Peak, m["relevance-only"].Peak; r == 0 || float64(p) > 1.1*float64(r) {
+			t.Errorf("session %d: foresight-timing-peak's largest request %d tokens, relevance-only's %d: want at most 10%% more", i, p, r)
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	bad := append(append([]string{}, args[:len(args)-1]...), "--config", "foresight-timing-peak="+cfg, args[len(args)-1])
+	if code := run(bad, &out, &errb); code != 2 {
+		t.Errorf("--config foresight-timing-peak=...: exit %d, want 2:\n%s", code, errb.String())
+	}
+}
