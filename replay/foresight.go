@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"fmt"
+
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
@@ -113,16 +115,18 @@ type foresight struct {
 type archiveTurns struct {
 	Strategy
 	at    position
+	keys  planKeys
 	first map[string]moment
 }
 
 func (a *archiveTurns) Observe(ev lifecycle.Event) {
 	a.Strategy.Observe(ev)
 	a.at.observe(ev)
+	a.keys.observe(ev, a.at)
 	if ev.Type == lifecycle.EvRequest {
 		for id := range a.Strategy.Archived() {
-			if _, ok := a.first[id]; !ok {
-				a.first[id] = a.at.moment()
+			if _, ok := a.first[a.keys.of(id)]; !ok {
+				a.first[a.keys.of(id)] = a.at.moment()
 			}
 		}
 	}
@@ -168,6 +172,39 @@ func (p *position) observe(ev lifecycle.Event) {
 }
 
 func (p position) moment() moment { return moment{max(p.turn, 1), p.loads} }
+
+// planKeys names loads in a plan. A session's own load is named by its
+// tool call id; a reload replay added is not, since its id counts the
+// reloads of that one replay, so it is named by its skill and the moment
+// it came at, which every replay that makes it shares.
+type planKeys map[string]string
+
+func (k *planKeys) observe(ev lifecycle.Event, at position) {
+	var ls []lifecycle.Load
+	switch {
+	case ev.Type == lifecycle.EvLoad && ev.Load != nil:
+		ls = []lifecycle.Load{*ev.Load}
+	case ev.Type == lifecycle.EvLoads:
+		ls = ev.Loads
+	}
+	for _, l := range ls {
+		if isReload(l.ID) {
+			if *k == nil {
+				*k = planKeys{}
+			}
+			m := at.moment()
+			(*k)[l.ID] = fmt.Sprintf("reload of %s at %d.%d", l.Skill, m.turn, m.loads)
+		}
+	}
+}
+
+// of is the plan's name for load (or file) id.
+func (k planKeys) of(id string) string {
+	if n, ok := k[id]; ok {
+		return n
+	}
+	return id
+}
 
 // planLoad is a load the plan can archive, and the moment at which it
 // arrived (its own load counted).
@@ -261,6 +298,7 @@ type planStrategy struct {
 	plan map[string]moment
 	seen *[]planLoad
 	at   position
+	keys planKeys
 	// moments lists, in order, the moments the replay passed: each
 	// turn's start and each point after a load.
 	moments []moment
@@ -282,6 +320,7 @@ type planFile struct {
 // anew at each prompt, load and file.
 func (p *planStrategy) Observe(ev lifecycle.Event) {
 	p.at.observe(ev)
+	p.keys.observe(ev, p.at)
 	if m := p.at.moment(); m != p.moments[len(p.moments)-1] {
 		p.moments = append(p.moments, m)
 	}
@@ -362,7 +401,7 @@ func (p *planStrategy) update() {
 	for id, sk := range p.skill {
 		if n, ok := p.notes[id]; ok {
 			p.arch[id] = n
-		} else if m, ok := p.plan[id]; ok && !now.before(m) && (!p.f.pinned[sk] || p.newerCopy(id)) {
+		} else if m, ok := p.plan[p.keys.of(id)]; ok && !now.before(m) && (!p.f.pinned[sk] || p.newerCopy(id)) {
 			p.arch[id] = rules.Placeholder(sk)
 		}
 	}

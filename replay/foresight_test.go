@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
@@ -281,5 +282,32 @@ func TestForesightPeak(t *testing.T) {
 	}
 	if !(ft.CostUSD < fp.CostUSD && fp.CostUSD <= rel.CostUSD) {
 		t.Errorf("costs: foresight-timing %.9f, foresight-timing-peak %.9f, relevance-only %.9f USD; want them in that order", ft.CostUSD, fp.CostUSD, rel.CostUSD)
+	}
+}
+
+// TestPlanKeys: a plan names a session's own load by its id, and a reload
+// replay added by its skill and moment, the same in every replay that
+// makes it, whatever its running number there.
+func TestPlanKeys(t *testing.T) {
+	at := func(turn, loads int) position { return position{turn: turn, loads: loads} }
+	tests := []struct {
+		name string
+		ev   lifecycle.Event
+		at   position
+		id   string
+		want string
+	}{
+		{"own load", lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: "call_1", Skill: "alpha"}}, at(2, 1), "call_1", "call_1"},
+		{"reload", lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: reloadIDPrefix + "1", Skill: "alpha"}}, at(4, 0), reloadIDPrefix + "1", "reload of alpha at 4.0"},
+		{"the same reload, numbered 3 in another replay", lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: reloadIDPrefix + "3", Skill: "alpha"}}, at(4, 0), reloadIDPrefix + "3", "reload of alpha at 4.0"},
+		{"in a batch", lifecycle.Event{Type: lifecycle.EvLoads, Loads: []lifecycle.Load{{ID: "call_2", Skill: "beta"}, {ID: reloadIDPrefix + "2", Skill: "beta"}}}, at(5, 2), reloadIDPrefix + "2", "reload of beta at 5.2"},
+		{"a file", lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: "call_9", Skill: "beta"}}, at(5, 2), "call_9", "call_9"},
+	}
+	for _, tc := range tests {
+		var k planKeys
+		k.observe(tc.ev, tc.at)
+		if got := k.of(tc.id); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -919,31 +919,20 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 			}
 			return t.Total
 		}
-		var allowed map[string]moment
-		starts := []map[string]moment{nil}
+		var allowed, start map[string]moment
 		if f.relevance != nil {
 			at := &archiveTurns{Strategy: f.relevance.New(), first: map[string]moment{}}
 			scratch = scratch[:0]
 			ro := b.runWith(*f.relevance, at, cal, branchIdx, &scratch, false)
 			allowed = at.first
-			// The greedy search also starts from relevance-only's own
-			// plan, and keeps the cheaper; held to a peak, only from
-			// there (archiving nothing is out of bounds).
-			starts = append(starts, allowed)
 			if f.peakShare > 0 {
+				// Archiving nothing is out of bounds: the search
+				// starts from relevance-only's own plan.
 				limit = int(float64(ro.totals.PeakPromptTokens) * f.peakShare)
-				starts = starts[1:]
+				start = allowed
 			}
 		}
-		var plan map[string]moment
-		best := math.Inf(1)
-		for _, start := range starts {
-			p := f.search(price, allowed, start)
-			if c := price(f.strategy(p, nil)); plan == nil || c < best {
-				plan, best = p, c
-			}
-		}
-		return b.runWith(spec, f.strategy(plan, nil), cal, branchIdx, series, false)
+		return b.runWith(spec, f.strategy(f.search(price, allowed, start), nil), cal, branchIdx, series, false)
 	}
 	return b.runWith(spec, spec.New(), cal, branchIdx, series, b.r.opts.Decisions)
 }
