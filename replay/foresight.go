@@ -110,16 +110,16 @@ type foresight struct {
 	peakShare float64
 }
 
-// archiveTurns follows a strategy and notes the moment at which each
+// archiveMoments follows a strategy and notes the moment at which each
 // body was first archived.
-type archiveTurns struct {
+type archiveMoments struct {
 	Strategy
 	at    position
 	keys  planKeys
 	first map[string]moment
 }
 
-func (a *archiveTurns) Observe(ev lifecycle.Event) {
+func (a *archiveMoments) Observe(ev lifecycle.Event) {
 	a.Strategy.Observe(ev)
 	a.at.observe(ev)
 	a.keys.observe(ev, a.at)
@@ -133,7 +133,7 @@ func (a *archiveTurns) Observe(ev lifecycle.Event) {
 }
 
 // Deduped forwards to the followed strategy.
-func (a *archiveTurns) Deduped(id string) bool {
+func (a *archiveMoments) Deduped(id string) bool {
 	d, ok := a.Strategy.(deduper)
 	return ok && d.Deduped(id)
 }
@@ -290,9 +290,8 @@ func (f *foresight) search(price func(Strategy) float64, allowed, start map[stri
 
 // planStrategy archives each body of plan from the first request at or
 // after its moment on (a pinned skill's only once a newer copy was
-// delivered), and
-// answers a repeated identical load with the dedupe note. With seen set,
-// it lists the loads it was told of instead.
+// delivered), and answers a repeated identical load with the dedupe note.
+// With seen set, it lists the loads it was told of instead.
 type planStrategy struct {
 	f    *foresight
 	plan map[string]moment
@@ -325,7 +324,7 @@ func (p *planStrategy) Observe(ev lifecycle.Event) {
 		p.moments = append(p.moments, m)
 	}
 	switch ev.Type {
-	case lifecycle.EvPrompt:
+	case lifecycle.EvPrompt: // a turn's start: the plan applies anew
 	case lifecycle.EvLoad:
 		if ev.Load != nil {
 			p.load(*ev.Load)

@@ -921,7 +921,7 @@ func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *
 		}
 		var allowed, start map[string]moment
 		if f.relevance != nil {
-			at := &archiveTurns{Strategy: f.relevance.New(), first: map[string]moment{}}
+			at := &archiveMoments{Strategy: f.relevance.New(), first: map[string]moment{}}
 			scratch = scratch[:0]
 			ro := b.runWith(*f.relevance, at, cal, branchIdx, &scratch, false)
 			allowed = at.first
