@@ -11,8 +11,9 @@ import (
 )
 
 // FuzzReplay replays arbitrary session files under keep-all, the engine's
-// defaults and a strategy that archives early: nothing panics, and every
-// recorded assistant message on the branch is priced.
+// defaults, a strategy that archives early and the foresight yardsticks:
+// nothing panics, and every recorded assistant message on the branch is
+// priced.
 func FuzzReplay(f *testing.F) {
 	for _, name := range []string{"cache.jsonl", "branches.jsonl", "compaction.jsonl", "orphan.jsonl", "loads.jsonl"} {
 		data, err := os.ReadFile(testdata(name))
@@ -29,6 +30,9 @@ func FuzzReplay(f *testing.F) {
 		specs := []StrategySpec{
 			EngineSpec("defaults", lifecycle.Catalog{}, rules.Default()),
 			{Name: "scripted", New: func() Strategy { return &scripted{} }},
+			ForesightSpec(lifecycle.Catalog{}, rules.Default()),
+			ForesightTimingSpec(lifecycle.Catalog{}, rules.Default()),
+			ForesightPeakSpec(lifecycle.Catalog{}, rules.Default()),
 		}
 		r := NewRunner(Options{Strategies: specs, AllBranches: true, TTL: DefaultTTL})
 		r.AddSession(s)
