@@ -115,18 +115,16 @@ type foresight struct {
 type archiveMoments struct {
 	Strategy
 	at    position
-	keys  planKeys
 	first map[string]moment
 }
 
 func (a *archiveMoments) Observe(ev lifecycle.Event) {
 	a.Strategy.Observe(ev)
 	a.at.observe(ev)
-	a.keys.observe(ev, a.at)
 	if ev.Type == lifecycle.EvRequest {
 		for id := range a.Strategy.Archived() {
-			if _, ok := a.first[a.keys.of(id)]; !ok {
-				a.first[a.keys.of(id)] = a.at.moment()
+			if _, ok := a.first[a.at.key(id)]; !ok {
+				a.first[a.at.key(id)] = a.at.moment()
 			}
 		}
 	}
@@ -151,59 +149,57 @@ func (m moment) before(o moment) bool {
 	return m.turn < o.turn || (m.turn == o.turn && m.loads < o.loads)
 }
 
-// position follows a replay's moment.
-type position struct{ turn, loads int }
+// position follows a replay's moment, and names its loads in a plan. A
+// session's own load is named by its tool call id; a reload replay added
+// is not, since its id counts the reloads of that one replay, so it is
+// named by its skill and the moment it came at, which every replay that
+// makes it shares.
+type position struct {
+	turn, loads int
+	reloads     map[string]string // reload id -> its name in a plan
+}
 
 func (p *position) observe(ev lifecycle.Event) {
-	switch ev.Type {
-	case lifecycle.EvPrompt:
+	if ev.Type == lifecycle.EvPrompt {
 		p.turn, p.loads = p.turn+1, 0
-	case lifecycle.EvLoad:
-		if ev.Load != nil && !isReload(ev.Load.ID) {
+		return
+	}
+	ls := loadsOf(ev)
+	for _, l := range ls {
+		if !isReload(l.ID) {
 			p.loads++
 		}
-	case lifecycle.EvLoads:
-		for _, l := range ev.Loads {
-			if !isReload(l.ID) {
-				p.loads++
+	}
+	for _, l := range ls {
+		if isReload(l.ID) {
+			if p.reloads == nil {
+				p.reloads = map[string]string{}
 			}
+			m := p.moment()
+			p.reloads[l.ID] = fmt.Sprintf("reload of %s at %d.%d", l.Skill, m.turn, m.loads)
 		}
 	}
 }
 
 func (p position) moment() moment { return moment{max(p.turn, 1), p.loads} }
 
-// planKeys names loads in a plan. A session's own load is named by its
-// tool call id; a reload replay added is not, since its id counts the
-// reloads of that one replay, so it is named by its skill and the moment
-// it came at, which every replay that makes it shares.
-type planKeys map[string]string
-
-func (k *planKeys) observe(ev lifecycle.Event, at position) {
-	var ls []lifecycle.Load
-	switch {
-	case ev.Type == lifecycle.EvLoad && ev.Load != nil:
-		ls = []lifecycle.Load{*ev.Load}
-	case ev.Type == lifecycle.EvLoads:
-		ls = ev.Loads
-	}
-	for _, l := range ls {
-		if isReload(l.ID) {
-			if *k == nil {
-				*k = planKeys{}
-			}
-			m := at.moment()
-			(*k)[l.ID] = fmt.Sprintf("reload of %s at %d.%d", l.Skill, m.turn, m.loads)
-		}
-	}
-}
-
-// of is the plan's name for load (or file) id.
-func (k planKeys) of(id string) string {
-	if n, ok := k[id]; ok {
+// key is the plan's name for load (or file) id.
+func (p position) key(id string) string {
+	if n, ok := p.reloads[id]; ok {
 		return n
 	}
 	return id
+}
+
+// loadsOf is the loads an event delivers (none for other events).
+func loadsOf(ev lifecycle.Event) []lifecycle.Load {
+	switch {
+	case ev.Type == lifecycle.EvLoad && ev.Load != nil:
+		return []lifecycle.Load{*ev.Load}
+	case ev.Type == lifecycle.EvLoads:
+		return ev.Loads
+	}
+	return nil
 }
 
 // planLoad is a load the plan can archive, and the moment at which it
@@ -297,7 +293,6 @@ type planStrategy struct {
 	plan map[string]moment
 	seen *[]planLoad
 	at   position
-	keys planKeys
 	// moments lists, in order, the moments the replay passed: each
 	// turn's start and each point after a load.
 	moments []moment
@@ -319,18 +314,13 @@ type planFile struct {
 // anew at each prompt, load and file.
 func (p *planStrategy) Observe(ev lifecycle.Event) {
 	p.at.observe(ev)
-	p.keys.observe(ev, p.at)
 	if m := p.at.moment(); m != p.moments[len(p.moments)-1] {
 		p.moments = append(p.moments, m)
 	}
 	switch ev.Type {
 	case lifecycle.EvPrompt: // a turn's start: the plan applies anew
-	case lifecycle.EvLoad:
-		if ev.Load != nil {
-			p.load(*ev.Load)
-		}
-	case lifecycle.EvLoads:
-		for _, l := range ev.Loads {
+	case lifecycle.EvLoad, lifecycle.EvLoads:
+		for _, l := range loadsOf(ev) {
 			p.load(l)
 		}
 	case lifecycle.EvResource:
@@ -400,7 +390,7 @@ func (p *planStrategy) update() {
 	for id, sk := range p.skill {
 		if n, ok := p.notes[id]; ok {
 			p.arch[id] = n
-		} else if m, ok := p.plan[p.keys.of(id)]; ok && !now.before(m) && (!p.f.pinned[sk] || p.newerCopy(id)) {
+		} else if m, ok := p.plan[p.at.key(id)]; ok && !now.before(m) && (!p.f.pinned[sk] || p.newerCopy(id)) {
 			p.arch[id] = rules.Placeholder(sk)
 		}
 	}

@@ -289,6 +289,8 @@ func TestForesightPeak(t *testing.T) {
 // replay added by its skill and moment, the same in every replay that
 // makes it, whatever its running number there.
 func TestPlanKeys(t *testing.T) {
+	// at is the position before the event: a batch's own loads count
+	// before its reloads are named.
 	at := func(turn, loads int) position { return position{turn: turn, loads: loads} }
 	tests := []struct {
 		name string
@@ -300,13 +302,13 @@ func TestPlanKeys(t *testing.T) {
 		{"own load", lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: "call_1", Skill: "alpha"}}, at(2, 1), "call_1", "call_1"},
 		{"reload", lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: reloadIDPrefix + "1", Skill: "alpha"}}, at(4, 0), reloadIDPrefix + "1", "reload of alpha at 4.0"},
 		{"the same reload, numbered 3 in another replay", lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: reloadIDPrefix + "3", Skill: "alpha"}}, at(4, 0), reloadIDPrefix + "3", "reload of alpha at 4.0"},
-		{"in a batch", lifecycle.Event{Type: lifecycle.EvLoads, Loads: []lifecycle.Load{{ID: "call_2", Skill: "beta"}, {ID: reloadIDPrefix + "2", Skill: "beta"}}}, at(5, 2), reloadIDPrefix + "2", "reload of beta at 5.2"},
+		{"in a batch", lifecycle.Event{Type: lifecycle.EvLoads, Loads: []lifecycle.Load{{ID: "call_2", Skill: "beta"}, {ID: reloadIDPrefix + "2", Skill: "beta"}}}, at(5, 1), reloadIDPrefix + "2", "reload of beta at 5.2"},
 		{"a file", lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: "call_9", Skill: "beta"}}, at(5, 2), "call_9", "call_9"},
 	}
 	for _, tc := range tests {
-		var k planKeys
-		k.observe(tc.ev, tc.at)
-		if got := k.of(tc.id); got != tc.want {
+		p := tc.at
+		p.observe(tc.ev)
+		if got := p.key(tc.id); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
