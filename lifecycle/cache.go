@@ -128,9 +128,13 @@ func (e *Engine) beforeRequest(r Request) []Decision {
 	}
 	for k, t := range withNote(rules.PlanArchives(c), note) {
 		i := idx.cand[k]
-		if t.Archive {
+		switch {
+		case t.Archive:
 			ds = append(ds, e.archiveDue(i, t))
-		} else {
+		case c.Candidates[k].Routed:
+			// Weighed once: kept now, the entry skill stays pinned.
+			ds = append(ds, e.undue(i, rules.Reason{Code: rules.KeepEntry, Text: t.Text}))
+		default:
 			e.deferred = append(e.deferred, t)
 		}
 	}
@@ -184,7 +188,10 @@ func joinNote(a, b string) string {
 // (note says which).
 func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int, string) {
 	cfg, note := e.cfg.CacheAware.ForModel(r.Cache)
-	c := rules.CacheCase{Config: cfg, Total: r.Total, BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
+	c := rules.CacheCase{Config: cfg, Total: r.Total, Previous: e.last.total, BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
+	if r.Previous > 0 {
+		c.Previous = r.Previous
+	}
 	if r.ChangedFrom > 0 {
 		c.BreakAt = r.ChangedFrom
 	}
@@ -237,12 +244,14 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 	var gone []int
 	for _, i := range due {
 		b := e.bodies[i]
-		if b.Due.Reason.Code != rules.ArchiveSuperseded && e.PinOf(b.Skill) != rules.NotPinned {
+		code, pin := b.Due.Reason.Code, e.PinOf(b.Skill)
+		routed := code == rules.ArchiveRouted
+		if code != rules.ArchiveSuperseded && pin != rules.NotPinned && !(routed && pin == rules.PinEntry) {
 			idx.pinned = append(idx.pinned, i)
 			continue
 		}
-		cd := rules.Candidate{ID: b.ID, Placeholder: inUnits(rules.Placeholder(b.Skill), cpu),
-			Overdue: rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn)}
+		cd := rules.Candidate{ID: b.ID, Placeholder: inUnits(rules.Placeholder(b.Skill), cpu), Routed: routed,
+			Overdue: !routed && rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn)}
 		if p, ok := pos[b.ID]; ok {
 			// The timing weighs the body alone: the files that go with
 			// it are a bonus it does not count (docs/cache-aware.md, "A

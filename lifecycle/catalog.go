@@ -27,6 +27,9 @@ func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 	var order []string
 	for i, s := range ss {
 		cat.Skills[i] = SkillInfo{Name: s.Name, Description: s.Description, Role: s.Role, ModelTier: s.ModelTier}
+		if names := refs[s.Name].Names; len(names) > 0 {
+			cat.Skills[i].Names = slices.Clone(names)
+		}
 		if loads := refs[s.Name].Loads; len(loads) > 0 {
 			cat.Skills[i].Calls = slices.Clone(loads)
 		}

@@ -188,11 +188,12 @@ func (e *Engine) live() []int {
 
 // judgeable returns the indices of the live bodies the rules judge, oldest
 // first: a superseded copy waiting for cache-aware archiving is not judged
-// again (only the latest copy of a skill is kept).
+// again (only the latest copy of a skill is kept), nor a routed entry body
+// (the next request weighs it, once).
 func (e *Engine) judgeable() []int {
 	var out []int
 	for i, b := range e.bodies {
-		if !b.Archived && (b.Due == nil || b.Due.Reason.Code != rules.ArchiveSuperseded) {
+		if !b.Archived && (b.Due == nil || (b.Due.Reason.Code != rules.ArchiveSuperseded && b.Due.Reason.Code != rules.ArchiveRouted)) {
 			out = append(out, i)
 		}
 	}
@@ -361,9 +362,17 @@ func (e *Engine) bodyLoaded(l Load) []Decision {
 			ds = append(ds, e.drop(i, r)...)
 		}
 	}
+	ds = append(ds, e.judgeOnLoad(b, l)...)
+	return append(ds, e.routed(l.Skill)...)
+}
+
+// judgeOnLoad judges the other live bodies against b, just loaded mid-run
+// (evictOnSkillLoad).
+func (e *Engine) judgeOnLoad(b Body, l Load) []Decision {
 	if !e.inRun || !e.cfg.EvictOnSkillLoad {
-		return ds
+		return nil
 	}
+	newest := e.byID[b.ID]
 	var idx []int
 	for _, i := range e.judgeable() {
 		if i != newest {
@@ -371,7 +380,7 @@ func (e *Engine) bodyLoaded(l Load) []Decision {
 		}
 	}
 	if len(idx) == 0 {
-		return ds
+		return nil
 	}
 	c := rules.LoadCase{Config: e.effectiveConfig(), New: e.rulesBody(b), NewText: l.Skill,
 		NewHelper: e.HelperOf(l.Skill), Run: e.run, EntrySource: e.entrySrc, Ranker: e.cat.Ranker}
@@ -382,7 +391,38 @@ func (e *Engine) bodyLoaded(l Load) []Decision {
 	for k, i := range idx {
 		c.Bodies[k] = e.rulesBody(e.bodies[i])
 	}
-	return append(ds, e.apply(idx, rules.JudgeLoad(c))...)
+	return e.apply(idx, rules.JudgeLoad(c))
+}
+
+// routed marks the entry skill's body due once it has routed: skill, which
+// the entry's body names, was just loaded in the run that loaded that body
+// (cacheAware.releaseRoutedEntry). The next request weighs it
+// (rules.PlanArchives); a session does this once, for a body pinned by
+// pinEntrySkill alone.
+func (e *Engine) routed(skill string) []Decision {
+	if !e.inRun || !e.cacheAware() || !e.cfg.CacheAware.ReleaseRoutedEntry || e.entry == "" || skill == e.entry || e.PinOf(e.entry) != rules.PinEntry {
+		return nil
+	}
+	if s := e.info[e.entry]; s == nil || !slices.Contains(s.Names, skill) {
+		return nil
+	}
+	j := -1
+	for i, b := range e.bodies {
+		if b.Skill != e.entry {
+			continue
+		}
+		if b.Routed {
+			return nil
+		}
+		if !b.Archived && b.Due == nil && b.Run == e.run {
+			j = i
+		}
+	}
+	if j < 0 {
+		return nil
+	}
+	e.bodies[j].Routed = true
+	return e.drop(j, rules.Routed(e.entry, skill))
 }
 
 // RunStart marks the start of an agent run.
@@ -661,6 +701,9 @@ func (e *Engine) Restore(records []Record) []Problem {
 			d := &Due{Run: r.Run, Request: r.Request}
 			if r.Reason != nil {
 				d.Reason = *r.Reason
+			}
+			if d.Reason.Code == rules.ArchiveRouted {
+				b.Routed = true
 			}
 			b.Due = d
 			e.requests = max(e.requests, r.Request)

@@ -34,7 +34,7 @@ var testRanker = wordRanker(map[string]map[string]float64{
 
 func testCatalog() Catalog {
 	return Catalog{Skills: []SkillInfo{
-		{Name: "triage", Description: "route a request to the right skill", Calls: []string{"eda", "model", "ship"}},
+		{Name: "triage", Description: "route a request to the right skill", Calls: []string{"eda", "model", "ship"}, Names: []string{"eda", "model", "plot", "ship"}},
 		{Name: "eda", Description: "explore data before modelling", Calls: []string{"plot"}},
 		{Name: "model", Description: "fit a model", Calls: []string{"plot"}},
 		{Name: "plot", Description: "plot a chart", Role: skills.RoleHelper},

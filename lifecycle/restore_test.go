@@ -49,6 +49,7 @@ func randomConfig(r *rand.Rand) rules.Config {
 		c.CacheAware.MaxDueShare = []float64{0.05, 0.15, 1000}[r.Intn(3)]
 		c.CacheAware.BoundMinChars = []float64{0, 0, 15000}[r.Intn(3)]
 		c.CacheAware.ComebackBase = []float64{0, 0.25}[r.Intn(2)]
+		c.CacheAware.ReleaseRoutedEntry = r.Intn(3) != 0
 		c.CacheAware.ComebackLikely = []float64{0, 0.6, 1}[r.Intn(3)]
 		c.CacheAware.ColdConfidence = []float64{0.5, 1}[r.Intn(2)]
 		c.CacheAware.HorizonWarm = r.Intn(2) == 0
@@ -151,8 +152,14 @@ func fillRequest(r *rand.Rand, e *Engine, n int) *Request {
 		}
 	}
 	req.Total = off
-	if r.Intn(2) == 0 {
+	switch r.Intn(4) {
+	case 0, 1:
 		req.Previous = off - int64(r.Intn(2000))
+	case 2:
+		// Only the last body is new (a load just made).
+		if len(req.Bodies) > 0 {
+			req.Previous = req.Bodies[len(req.Bodies)-1].Offset
+		}
 	}
 	if r.Intn(8) == 0 && off > 0 {
 		req.ChangedFrom = 1 + r.Int63n(off)
@@ -186,7 +193,7 @@ func roundTrip(t *testing.T, recs []Record) []Record {
 func TestRestoreProperty(t *testing.T) {
 	seen := map[string]int{} // decision kinds met, so the test is known to cover them
 	defer func() {
-		for _, k := range []string{"due", "undue", "archive cache-cold", "archive horizon", "archive prefix-broken", "archive not-in-request", "archive pays", "archive context-bound", "model", "model-state"} {
+		for _, k := range []string{"due", "undue", "archive cache-cold", "archive horizon", "archive prefix-broken", "archive not-in-request", "archive pays", "archive context-bound", "due routed", "undue entry", "model", "model-state"} {
 			if seen[k] == 0 {
 				t.Errorf("no %s decision in any sequence", k)
 			}
@@ -230,6 +237,12 @@ func TestRestoreProperty(t *testing.T) {
 				k := string(d.Action)
 				if d.Timing != nil {
 					k += " " + string(d.Timing.Code)
+				}
+				switch {
+				case d.Action == ActUndue && d.Reason != nil && d.Reason.Code == rules.KeepEntry:
+					k += " entry"
+				case d.Action == ActDue && d.Reason != nil && d.Reason.Code == rules.ArchiveRouted:
+					k += " routed"
 				}
 				seen[k]++
 			}

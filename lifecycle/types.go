@@ -49,6 +49,9 @@ type SkillInfo struct {
 	// Calls lists the skills this skill's body tells the model to load
 	// (relevance's cross-references; "Do not load X" is not a call).
 	Calls []string
+	// Names lists every skill this skill's body names (relevance's
+	// cross-references), whether or not it says to load it.
+	Names []string
 	// ModelTier is the skill's metadata.modelTier as written ("" if none).
 	ModelTier string
 }
@@ -274,6 +277,10 @@ type Body struct {
 	// Resources are the files of the skill's folder that go with this
 	// copy of the body, in the order they were read.
 	Resources []Resource `json:"resources,omitempty"`
+	// Routed says this copy of the entry skill's body was due because it
+	// had routed (cacheAware.releaseRoutedEntry); a session weighs that
+	// once.
+	Routed bool `json:"routed,omitempty"`
 }
 
 // State is everything the records restore: the bodies in load order, the

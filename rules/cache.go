@@ -90,6 +90,15 @@ type CacheAware struct {
 	// declared one (Lifetime): once a pause was found warm or cold, later
 	// pauses are judged by that instead of ColdConfidence.
 	LearnFromUsage bool `json:"learnFromUsage"`
+	// ReleaseRoutedEntry lets the entry skill's body go once it has done
+	// its work. The entry skill routes: when a skill its body names is
+	// loaded in the run that loaded it, the body, pinned by pinEntrySkill
+	// alone, is weighed at the next request, and only then: archived if
+	// that pays (the rewrite runs from the body to where the request's new
+	// part begins, which is written anyway), else it stays pinned. It is
+	// weighed once a session: a body kept then, or the entry skill loaded
+	// again, stays pinned. docs/cache-aware.md, "The entry skill".
+	ReleaseRoutedEntry bool `json:"releaseRoutedEntry"`
 }
 
 // ModelCache is what the host knows of the prompt cache of the model a
@@ -176,6 +185,7 @@ func DefaultCacheAware() CacheAware {
 		ColdConfidence:       0.5,
 		FromModel:            true,
 		LearnFromUsage:       true,
+		ReleaseRoutedEntry:   true,
 	}
 }
 
@@ -191,6 +201,7 @@ const (
 	TimePays    Code = "pays"           // the savings over the expected requests exceed the rewrite
 	TimeHorizon Code = "horizon"        // kept as long as allowed (horizonTurns, horizonRequests)
 	TimeBound   Code = "context-bound"  // the due bodies would hold more context than maxDueShare allows
+	TimeRouted  Code = "routed-entry"   // the entry skill has routed, and archiving it now pays
 	TimeGone    Code = "not-in-request" // the host did not send the body: nothing to rewrite
 	TimeNow     Code = "relevance-only" // cacheAware is off: archived at once
 	TimeDefer   Code = "deferred"       // kept for now: archiving would not pay yet
@@ -216,6 +227,10 @@ type Candidate struct {
 	// free when archived (their sizes minus their placeholders). The
 	// context bound counts them, the timing does not.
 	Files int64 `json:"files,omitempty"`
+	// Routed marks the entry skill's body, due because it has routed
+	// (CacheAware.ReleaseRoutedEntry): it is weighed at this request only,
+	// alone, with the rewrite charged up to CacheCase.Previous.
+	Routed bool `json:"routed,omitempty"`
 }
 
 // CacheCase is everything the timing decision looks at for one request.
@@ -237,6 +252,9 @@ type CacheCase struct {
 	// that the cache is cold all the same (the lifetime has passed, see
 	// CacheAware.ColdConfidence): the gains are weighed by it.
 	ColdChance float64
+	// Previous is where what this request adds after the previous request
+	// begins (the previous request's size; 0: unknown, then Total).
+	Previous int64
 	// BreakAt is the offset of the earliest change this request already
 	// makes to the previously sent prefix (-1: none known).
 	BreakAt int64
@@ -360,6 +378,10 @@ func PlanArchives(c CacheCase) []Timing {
 	back := func(cd Candidate) float64 { return ComebackCost(cd.Comeback, c.Total, cd.Size, r, w) }
 	if c.Cold || c.ColdChance >= 1 {
 		for i, cd := range c.Candidates {
+			if cd.Routed && c.Previous > 0 && cd.Offset >= c.Previous {
+				out[i] = routedTiming(c, cd, math.MaxInt64, "", 1, n)
+				continue
+			}
 			cs := ColdSaving(freed(cd), w)
 			g := Expected(0, []float64{cs}, []float64{SavingPerRequest(freed(cd), r)}, []float64{back(cd)}, []float64{cd.Comeback}, n)
 			if cd.Overdue || g >= 0 {
@@ -377,10 +399,12 @@ func PlanArchives(c CacheCase) []Timing {
 	if c.BreakAt >= 0 {
 		brk, brkWhy = c.BreakAt, "another change to the context"
 	}
-	var known []int
+	var known, routed []int
 	c.Candidates = slices.Clone(c.Candidates)
 	for i, cd := range c.Candidates {
 		switch {
+		case cd.Routed && cd.Known:
+			routed = append(routed, i)
 		case cd.Overdue && cd.Known && !cfg.HorizonWarm:
 			// Past the horizon the rules have dropped the body for long
 			// enough that no comeback is counted; a warm rewrite must
@@ -401,6 +425,17 @@ func PlanArchives(c CacheCase) []Timing {
 		// Positions unknown: an overdue archive breaks the prefix somewhere,
 		// so the others go with it.
 		brk, brkWhy = -1, "an overdue body's archive"
+	}
+	// The cache may be cold (the lifetime has passed): with probability q
+	// the rewrite costs nothing and the request saves the write of the
+	// bodies; otherwise it is the hot case.
+	q := min(max(c.ColdChance, 0), 1)
+	for _, i := range routed {
+		cd := c.Candidates[i]
+		out[i] = routedTiming(c, cd, brk, brkWhy, q, n)
+		if out[i].Archive && cd.Offset < brk {
+			brk, brkWhy = cd.Offset, "the routed entry skill's archive"
+		}
 	}
 	sort.SliceStable(known, func(a, b int) bool { return c.Candidates[known[a]].Offset < c.Candidates[known[b]].Offset })
 	var before []int
@@ -425,10 +460,6 @@ func PlanArchives(c CacheCase) []Timing {
 		}
 	}
 	upTo := min(brk, c.Total)
-	// The cache may be cold (the lifetime has passed): with probability q
-	// the rewrite costs nothing and the request saves the write of the
-	// bodies; otherwise it is the hot case.
-	q := min(max(c.ColdChance, 0), 1)
 	for {
 		// The batch starting at each candidate before the break holds it
 		// and every later one.
@@ -475,6 +506,42 @@ func PlanArchives(c CacheCase) []Timing {
 		}
 		return out
 	}
+}
+
+// routedTiming weighs the routed entry body cd at the only request at which
+// it is weighed, alone: archived when the prefix is already rewritten from
+// at or before it (brk), or when the expected gain is positive with the
+// rewrite charged from the body to where this request's new part begins
+// (c.Previous), since what the request adds is written anyway. A body that
+// arrived with this request is kept: the model has not read it yet.
+func routedTiming(c CacheCase, cd Candidate, brk int64, brkWhy string, q float64, n int) Timing {
+	r, w := c.Config.ReadPrice, c.Config.WritePrice
+	freed := max(cd.Size-cd.Placeholder, 0)
+	save := SavingPerRequest(freed, r)
+	upTo := c.Total
+	if c.Previous > 0 {
+		upTo = min(upTo, c.Previous)
+	}
+	switch {
+	case c.Previous > 0 && cd.Offset >= c.Previous:
+		return Timing{ID: cd.ID, Code: TimeDefer, Save: save, Requests: n,
+			Text: "kept: the entry skill has routed, but its body arrived with this request and the model has not read it yet; it stays pinned"}
+	case cd.Offset >= brk:
+		return Timing{ID: cd.ID, Archive: true, Code: TimeBroken, Save: save, Requests: n,
+			Text: fmt.Sprintf("archived now: the entry skill has routed, and the prompt cache is rewritten from offset %d on anyway (%s), so archiving costs nothing extra", brk, brkWhy)}
+	}
+	upTo = min(upTo, brk)
+	cost := (1 - q) * BreakCost(cd.Offset, max(upTo, cd.Offset), freed, r, w)
+	back := ComebackCost(cd.Comeback, c.Total, cd.Size, r, w)
+	g := Expected(cost, []float64{q * ColdSaving(freed, w)}, []float64{save}, []float64{back}, []float64{cd.Comeback}, n)
+	figures := fmt.Sprintf("rewriting the cache from offset %d to %d costs %s once and saves %s a request, %s over ~%d requests, against an expected comeback of %s (probability %s)%s",
+		cd.Offset, max(upTo, cd.Offset), num(cost), num(save), num(save*float64(n)), n, num(back), strconv.FormatFloat(cd.Comeback, 'g', 3, 64), maybeCold(c))
+	if g > 0 {
+		return Timing{ID: cd.ID, Archive: true, Code: TimeRouted, Cost: cost, Save: save, Requests: n,
+			Text: "archived now: the entry skill has routed, and archiving it while only this run's work follows it pays: " + figures}
+	}
+	return Timing{ID: cd.ID, Code: TimeDefer, Cost: cost, Save: save, Requests: n,
+		Text: "kept: the entry skill has routed, but archiving it would not pay: " + figures + "; it stays pinned"}
 }
 
 // boundStart returns the index in before from which the due bodies must go
@@ -580,7 +647,7 @@ const maxPrice = 1000
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage}, got " + describe(raw)}}
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
@@ -647,8 +714,10 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 			flag(k, &c.FromModel)
 		case "learnFromUsage":
 			flag(k, &c.LearnFromUsage)
+		case "releaseRoutedEntry":
+			flag(k, &c.ReleaseRoutedEntry)
 		default:
-			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage)"
+			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry)"
 			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
 		}
 	}

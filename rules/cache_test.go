@@ -467,3 +467,74 @@ func TestForModel(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanArchivesRoutedEntry pins the weighing of the entry skill's body
+// once it has routed (releaseRoutedEntry): the rewrite is charged only up
+// to where the request's new part begins (Previous), since the new part is
+// written anyway. The body r is at 1,000 (1,000 units, 900 freed: 90 a
+// request at read price 0.1), in a request of 11,000; 20 requests so far.
+func TestPlanArchivesRoutedEntry(t *testing.T) {
+	routed := func(c Candidate) Candidate { c.Routed = true; return c }
+	type want struct {
+		archive    bool
+		code       Code
+		cost, save float64
+	}
+	tests := []struct {
+		name      string
+		cands     []Candidate
+		prev      int64
+		breakAt   int64
+		cold      bool
+		want      []want
+		text      string
+		alsoWants string // in the second verdict's text
+	}{
+		{"only the load that routed follows it: region [1,000, 2,300), written 400: 500 − 130 = 370 against 90 × 20: archived",
+			[]Candidate{routed(cand("r", 1000))}, 2300, -1, false,
+			[]want{{true, TimeRouted, 370, 90}}, "costs 370 once and saves 90 a request, 1800 over ~20 requests", ""},
+		{"with comeback 0.25: 0.75 × 1,800 − 370 − 0.25 × (1,100 + 1,250) = 392.5 > 0: archived",
+			[]Candidate{withP(routed(cand("r", 1000)), 0.25)}, 2300, -1, false,
+			[]want{{true, TimeRouted, 370, 90}}, "expected comeback of 587.5 (probability 0.25)", ""},
+		{"the same body as an ordinary due one is charged to the request's end: 1.25 × 9,100 − 1,000 = 10,375: kept",
+			[]Candidate{withP(cand("r", 1000), 0.25)}, 2300, -1, false,
+			[]want{{false, TimeDefer, 10375, 90}}, "kept for now", ""},
+		{"a long run after it: region [1,000, 10,000), written 8,100: 10,125 − 900 = 9,225: kept, it stays pinned",
+			[]Candidate{routed(cand("r", 1000))}, 10000, -1, false,
+			[]want{{false, TimeDefer, 9225, 90}}, "it stays pinned", ""},
+		{"Previous unknown: charged to the request's end, 10,375: kept",
+			[]Candidate{routed(cand("r", 1000))}, 0, -1, false,
+			[]want{{false, TimeDefer, 10375, 90}}, "would not pay", ""},
+		{"it arrived with this request: the model has not read it: kept",
+			[]Candidate{routed(cand("r", 1000))}, 800, -1, false,
+			[]want{{false, TimeDefer, 0, 90}}, "has not read it yet", ""},
+		{"it arrived with this request, cold cache: kept all the same",
+			[]Candidate{routed(cand("r", 1000))}, 800, -1, true,
+			[]want{{false, TimeDefer, 0, 90}}, "has not read it yet", ""},
+		{"the prefix is already rewritten from 500: archived at no extra cost",
+			[]Candidate{routed(cand("r", 1000))}, 10000, 500, false,
+			[]want{{true, TimeBroken, 0, 90}}, "rewritten from offset 500 on anyway", ""},
+		{"its archive takes a later due body along",
+			[]Candidate{routed(cand("r", 1000)), cand("b", 5000)}, 2300, -1, false,
+			[]want{{true, TimeRouted, 370, 90}, {true, TimeBroken, 0, 90}}, "the entry skill has routed", "the routed entry skill's archive"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := PlanArchives(CacheCase{Config: caseConfig(), Candidates: tc.cands, Total: 11000, Previous: tc.prev,
+				Cold: tc.cold, ColdWhy: "test", BreakAt: tc.breakAt, Requests: 20})
+			var g []want
+			for _, v := range got {
+				g = append(g, want{v.Archive, v.Code, math.Round(v.Cost*1000) / 1000, math.Round(v.Save*1000) / 1000})
+			}
+			if d := cmp.Diff(tc.want, g, cmp.AllowUnexported(want{})); d != "" {
+				t.Errorf("verdicts (-want +got):\n%s", d)
+			}
+			if !strings.Contains(got[0].Text, tc.text) {
+				t.Errorf("text %q lacks %q", got[0].Text, tc.text)
+			}
+			if tc.alsoWants != "" && !strings.Contains(got[1].Text, tc.alsoWants) {
+				t.Errorf("second text %q lacks %q", got[1].Text, tc.alsoWants)
+			}
+		})
+	}
+}

@@ -65,6 +65,7 @@ const (
 	ArchiveSuperseded  Code = "superseded-copy"    // a newer copy of the same skill was loaded
 	ArchiveOverMaxKeep Code = "over-max-keep"      // beyond the maxKeep cap, oldest first
 	ArchiveMidRun      Code = "superseded-mid-run" // another skill was loaded mid-run
+	ArchiveRouted      Code = "routed"             // the entry skill has routed (cacheAware.releaseRoutedEntry)
 )
 
 // Reason is why a body stays or goes: a code, the figures behind it and a
@@ -116,6 +117,14 @@ func ResourcePlaceholder(skill, path string) string {
 func Superseded(skill, newerID string) Reason {
 	return Reason{Code: ArchiveSuperseded, By: newerID,
 		Text: fmt.Sprintf("superseded by a newer copy of %q (%s): only the latest copy is kept", skill, newerID)}
+}
+
+// Routed is the reason the entry skill's body becomes due once it has
+// routed: to, a skill its body names, was loaded in the run that loaded it
+// (CacheAware.ReleaseRoutedEntry).
+func Routed(entry, to string) Reason {
+	return Reason{Code: ArchiveRouted, By: to,
+		Text: fmt.Sprintf("the entry skill %q has routed: %q, which its body names, was loaded in the same run", entry, to)}
 }
 
 // PromptCase is everything a user-prompt judgement looks at.
