@@ -211,6 +211,11 @@ func TestReplayForesight(t *testing.T) {
 			t.Errorf("%s: %+v (present %v); want it cheaper than relevance-only's %.4f USD", name, s, ok, ro.CostUSD)
 		}
 	}
+	// foresight plays by the defaults' rules (the entry skill may go once
+	// it has routed), so no session's defaults cost less.
+	if f, d := all["foresight"], all["defaults"]; d.CostUSD == 0 || f.CostUSD > d.CostUSD {
+		t.Errorf("foresight %.4f USD, defaults %.4f USD: want the yardstick at or below the defaults", f.CostUSD, d.CostUSD)
+	}
 	if len(rep.Branches) != 4 {
 		t.Fatalf("%d branches, want the 4 bundled sessions", len(rep.Branches))
 	}
