@@ -195,14 +195,21 @@ func TestCacheAwareEngine(t *testing.T) {
 				t.Errorf("deferred %v, want a text with %q", def, tc.deferred)
 			}
 			// Restore brings back the same state, due marks and timings included.
-			r := New(testCatalog(), c)
-			if probs := r.Restore(roundTrip(t, all)); len(probs) != 0 {
-				t.Fatalf("restore problems %v", probs)
-			}
-			if d := cmp.Diff(e.State(), r.State()); d != "" {
-				t.Errorf("restored state (-live +restored):\n%s", d)
-			}
+			assertRestores(t, testCatalog(), c, e, all)
 		})
+	}
+}
+
+// assertRestores checks that an engine restored from all, the records e
+// made, has e's state.
+func assertRestores(t *testing.T, cat Catalog, c rules.Config, e *Engine, all []Decision) {
+	t.Helper()
+	r := New(cat, c)
+	if probs := r.Restore(roundTrip(t, all)); len(probs) != 0 {
+		t.Fatalf("restore problems %v", probs)
+	}
+	if d := cmp.Diff(e.State(), r.State()); d != "" {
+		t.Errorf("restored state (-live +restored):\n%s", d)
 	}
 }
 

@@ -87,40 +87,23 @@ func TestRoutedEntry(t *testing.T) {
 				tc.mod(&c)
 			}
 			e := New(routedCatalog(), c)
-			var all []Decision
-			var got []string
-			text := ""
-			for _, ev := range tc.events {
-				ds, err := e.Apply(ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				all = append(all, ds...)
-				for _, d := range ds {
-					if l := line(d); l != "" {
-						got = append(got, l)
-					}
-					switch {
-					case d.Action == ActArchive && d.Timing != nil:
-						text = d.Timing.Text
-					case d.Action == ActUndue:
-						text = d.Reason.Text
-					}
-				}
-			}
+			all, got, _ := play(t, e, tc.events)
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("decisions (-want +got):\n%s", d)
+			}
+			text := ""
+			for _, d := range all {
+				switch {
+				case d.Action == ActArchive && d.Timing != nil:
+					text = d.Timing.Text
+				case d.Action == ActUndue:
+					text = d.Reason.Text
+				}
 			}
 			if !strings.Contains(text, tc.text) {
 				t.Errorf("text %q lacks %q", text, tc.text)
 			}
-			r := New(routedCatalog(), c)
-			if probs := r.Restore(roundTrip(t, all)); len(probs) != 0 {
-				t.Fatalf("restore problems %v", probs)
-			}
-			if d := cmp.Diff(e.State(), r.State()); d != "" {
-				t.Errorf("restored state (-live +restored):\n%s", d)
-			}
+			assertRestores(t, routedCatalog(), c, e, all)
 		})
 	}
 }

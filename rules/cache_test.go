@@ -119,12 +119,24 @@ func TestOverdue(t *testing.T) {
 	}
 }
 
-func TestPlanArchives(t *testing.T) {
-	type want struct {
-		archive    bool
-		code       Code
-		cost, save float64
+// want is a timing verdict as the table tests write it.
+type want struct {
+	archive    bool
+	code       Code
+	cost, save float64
+}
+
+// verdicts turns PlanArchives' verdicts into wants, the figures rounded
+// to a thousandth.
+func verdicts(ts []Timing) []want {
+	var g []want
+	for _, v := range ts {
+		g = append(g, want{v.Archive, v.Code, math.Round(v.Cost*1000) / 1000, math.Round(v.Save*1000) / 1000})
 	}
+	return g
+}
+
+func TestPlanArchives(t *testing.T) {
 	tests := []struct {
 		name     string
 		cands    []Candidate
@@ -241,14 +253,10 @@ func TestPlanArchives(t *testing.T) {
 			}
 			got := PlanArchives(CacheCase{Config: cfg, Candidates: tc.cands, Total: tc.total, Cold: tc.cold,
 				ColdWhy: "test", BreakAt: tc.breakAt, Requests: tc.requests})
-			var g []want
-			for _, v := range got {
-				g = append(g, want{v.Archive, v.Code, math.Round(v.Cost*1000) / 1000, math.Round(v.Save*1000) / 1000})
-			}
 			for i := range tc.want {
 				tc.want[i].cost = math.Round(tc.want[i].cost*1000) / 1000
 			}
-			if d := cmp.Diff(tc.want, g, cmp.AllowUnexported(want{})); d != "" {
+			if d := cmp.Diff(tc.want, verdicts(got), cmp.AllowUnexported(want{})); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)
 			}
 			if !strings.Contains(got[0].Text, tc.text) {
@@ -475,11 +483,6 @@ func TestForModel(t *testing.T) {
 // request at read price 0.1), in a request of 11,000; 20 requests so far.
 func TestPlanArchivesRoutedEntry(t *testing.T) {
 	routed := func(c Candidate) Candidate { c.Routed = true; return c }
-	type want struct {
-		archive    bool
-		code       Code
-		cost, save float64
-	}
 	tests := []struct {
 		name      string
 		cands     []Candidate
@@ -522,11 +525,7 @@ func TestPlanArchivesRoutedEntry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := PlanArchives(CacheCase{Config: caseConfig(), Candidates: tc.cands, Total: 11000, Previous: tc.prev,
 				Cold: tc.cold, ColdWhy: "test", BreakAt: tc.breakAt, Requests: 20})
-			var g []want
-			for _, v := range got {
-				g = append(g, want{v.Archive, v.Code, math.Round(v.Cost*1000) / 1000, math.Round(v.Save*1000) / 1000})
-			}
-			if d := cmp.Diff(tc.want, g, cmp.AllowUnexported(want{})); d != "" {
+			if d := cmp.Diff(tc.want, verdicts(got), cmp.AllowUnexported(want{})); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)
 			}
 			if !strings.Contains(got[0].Text, tc.text) {
