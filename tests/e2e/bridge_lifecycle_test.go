@@ -101,6 +101,72 @@ func TestBridgePinAndEntrySurvive(t *testing.T) {
 	RecordSession(t, env, res.SessionFile, "bridge-pin-entry-pi16")
 }
 
+// TestBridgeRoutedEntry: with the defaults, the entry skill's body goes at
+// the request right after it routed (cacheAware.releaseRoutedEntry), and a
+// `routed` due record and a `routed-entry` archive say why; loaded again
+// in a later turn, it comes back through the skill tool and then stays,
+// though it routes again (once a session).
+func TestBridgeRoutedEntry(t *testing.T) {
+	t.Parallel()
+	env, prov := packEnv(t, Steps(
+		[]Reply{load("triage-web-task"), load("trace-failing-request"), Say("It is a nil map in the handler.")},
+		[]Reply{load("triage-web-task"), Say("This one is about latency.")},
+		[]Reply{load("profile-go-service"), Say("The index is missing.")},
+	), "")
+	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+		"The /orders endpoint returns 500 for some customers since this morning; find out why.",
+		"Another report came in; triage it again before doing anything.",
+		"GET /customers/512/orders takes 800 ms in staging; profile it.",
+	}})
+	checkNoBridgeErrors(t, res)
+	reqs := prov.Requests()
+	if len(reqs) != 7 {
+		t.Fatalf("provider got %d requests, want 7", len(reqs))
+	}
+	markers := []string{bodyTriage, bodyTrace, bodyProfile}
+	want := []string{
+		"Triage a web-service task=0 Trace a failing request=0 Profile the Go service=0",
+		"Triage a web-service task=1 Trace a failing request=0 Profile the Go service=0",
+		// It routed to trace-failing-request: archived in this request.
+		"Triage a web-service task=0 Trace a failing request=1 Profile the Go service=0",
+		"Triage a web-service task=0 Trace a failing request=1 Profile the Go service=0",
+		// Loaded again: a new copy, which stays.
+		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=0",
+		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=0",
+		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=1",
+	}
+	for i, r := range reqs {
+		if got := present(r, markers...); got != want[i] {
+			t.Errorf("request %d: %s, want %s", i, got, want[i])
+		}
+	}
+	placeholder := "the instructions of skill \\\"triage-web-task\\\" were archived"
+	if got := strings.Count(string(reqs[2].Body), placeholder); got != 1 {
+		t.Errorf("request 2 carries %d placeholders for triage-web-task, want 1", got)
+	}
+	recs := records(t, MustReadSession(t, res.SessionFile))
+	var due, archived int
+	for _, r := range recs {
+		if r["skill"] != "triage-web-task" {
+			continue
+		}
+		reason, _ := r["reason"].(map[string]any)
+		timing, _ := r["timing"].(map[string]any)
+		switch {
+		case r["action"] == "due" && reason["code"] == "routed":
+			due++
+		case r["action"] == "archive" && timing["code"] == "routed-entry":
+			archived++
+		case r["action"] == "archive":
+			t.Errorf("triage-web-task archived for another reason: %v", r)
+		}
+	}
+	if due != 1 || archived != 1 {
+		t.Errorf("triage-web-task: %d routed due and %d routed-entry archive records, want 1 and 1: %v", due, archived, recs)
+	}
+	RecordSession(t, env, res.SessionFile, "bridge-routed-entry-pi16")
+}
+
 // TestBridgeMidRunLoad (scenario 5): loading skill B mid-run archives an
 // unrelated A, loaded in an earlier run, at once (in the very next request);
 // loading a helper archives nothing. The defaults apply (minKeep 2 keeps A at
