@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"sort"
 	"strings"
 
@@ -79,6 +80,10 @@ func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
 		if b.Archived {
 			if state[b.Skill] == "" {
 				state[b.Skill] = "archived"
+				if b.Reason != nil && b.Reason.Code == rules.ArchiveRouted {
+					// Pinned, yet archived: say why.
+					state[b.Skill] = "archived once it had routed"
+				}
 			}
 		} else {
 			state[b.Skill] = "loaded"

@@ -742,3 +742,30 @@ func TestResourceGoesWithItsBody(t *testing.T) {
 		t.Errorf("unknown kind: error %v, want one naming the kinds", err)
 	}
 }
+
+// TestListRoutedEntry checks that /skills-list says why the pinned entry
+// skill's body is archived once it has routed (cacheAware.releaseRoutedEntry).
+func TestListRoutedEntry(t *testing.T) {
+	h := packServer(t, "")
+	var all []json.RawMessage
+	for _, d := range []lifecycle.Decision{
+		{V: 1, Action: lifecycle.ActRun, Run: 1},
+		{V: 1, Action: lifecycle.ActLoad, ID: "call-1", Skill: "triage-web-task", Kind: lifecycle.ByTool, Run: 1},
+		{V: 1, Action: lifecycle.ActDue, ID: "call-1", Skill: "triage-web-task", Run: 1, Request: 2, Reason: &rules.Reason{Code: rules.ArchiveRouted}},
+		{V: 1, Action: lifecycle.ActArchive, ID: "call-1", Skill: "triage-web-task", Request: 2, Reason: &rules.Reason{Code: rules.ArchiveRouted}},
+	} {
+		b, _ := json.Marshal(d)
+		all = append(all, b)
+	}
+	var rr SessionRestoreResult
+	if err := h.call(MethodSessionRestore, SessionRestoreParams{Records: all}, &rr); err != nil {
+		t.Fatal(err)
+	}
+	var l CommandResult
+	if err := h.call(MethodCommand, CommandParams{Name: "skills-list"}, &l); err != nil {
+		t.Fatal(err)
+	}
+	if want := "pinned (entry), archived once it had routed]"; !strings.Contains(l.Text, want) {
+		t.Errorf("skills-list lacks %q:\n%s", want, l.Text)
+	}
+}
