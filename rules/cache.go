@@ -220,6 +220,10 @@ type Candidate struct {
 	Overdue bool `json:"overdue,omitempty"`
 	// Known is false when the host gave no position for the body.
 	Known bool `json:"known"`
+	// Routed marks the entry skill's body, due because it has routed
+	// (CacheAware.ReleaseRoutedEntry): it is weighed at this request only,
+	// alone, with the rewrite charged up to CacheCase.Previous.
+	Routed bool `json:"routed,omitempty"`
 	// Comeback is the probability (0 to 1) that the agent needs the body
 	// again after it is archived (see CacheAware.ComebackBase).
 	Comeback float64 `json:"comeback,omitempty"`
@@ -227,10 +231,6 @@ type Candidate struct {
 	// free when archived (their sizes minus their placeholders). The
 	// context bound counts them, the timing does not.
 	Files int64 `json:"files,omitempty"`
-	// Routed marks the entry skill's body, due because it has routed
-	// (CacheAware.ReleaseRoutedEntry): it is weighed at this request only,
-	// alone, with the rewrite charged up to CacheCase.Previous.
-	Routed bool `json:"routed,omitempty"`
 }
 
 // CacheCase is everything the timing decision looks at for one request.
