@@ -23,8 +23,14 @@ const (
 // the user's skill-lifecycle.json.
 func packEnv(t *testing.T, script Script, config string) (*Env, *Provider) {
 	t.Helper()
+	return packEnvOn(t, Pi16(t), script, config)
+}
+
+// packEnvOn is packEnv on the Pi line pi.
+func packEnvOn(t *testing.T, pi PiInstall, script Script, config string) (*Env, *Provider) {
+	t.Helper()
 	prov := NewProvider(t, script)
-	env := NewEnv(t, Pi16(t), prov)
+	env := NewEnv(t, pi, prov)
 	env.UseBridge(t)
 	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
 	env.CopyPack(t, filepath.Join(RepoRoot(t), "testdata", "pack"))
@@ -101,19 +107,18 @@ func TestBridgePinAndEntrySurvive(t *testing.T) {
 	RecordSession(t, env, res.SessionFile, "bridge-pin-entry-pi16")
 }
 
-// TestBridgeRoutedEntry: with the defaults, the entry skill's body goes at
+// scenarioRoutedEntry: with the defaults, the entry skill's body goes at
 // the request right after it routed (cacheAware.releaseRoutedEntry), and a
 // `routed` due record and a `routed-entry` archive say why; loaded again
 // in a later turn, it comes back through the skill tool and then stays,
 // though it routes again (once a session).
-func TestBridgeRoutedEntry(t *testing.T) {
-	t.Parallel()
-	env, prov := packEnv(t, Steps(
+func scenarioRoutedEntry(t *testing.T, pi PiInstall) {
+	env, prov := packEnvOn(t, pi, Steps(
 		[]Reply{load("triage-web-task"), load("trace-failing-request"), Say("It is a nil map in the handler.")},
 		[]Reply{load("triage-web-task"), Say("This one is about latency.")},
 		[]Reply{load("profile-go-service"), Say("The index is missing.")},
 	), "")
-	res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+	res := env.RunOK(t, RunOpts{Approve: pi.TrustGated, Prompts: []string{
 		"The /orders endpoint returns 500 for some customers since this morning; find out why.",
 		"Another report came in; triage it again before doing anything.",
 		"GET /customers/512/orders takes 800 ms in staging; profile it.",
@@ -164,7 +169,17 @@ func TestBridgeRoutedEntry(t *testing.T) {
 	if due != 1 || archived != 1 {
 		t.Errorf("triage-web-task: %d routed due and %d routed-entry archive records, want 1 and 1: %v", due, archived, recs)
 	}
-	RecordSession(t, env, res.SessionFile, "bridge-routed-entry-pi16")
+	RecordSession(t, env, res.SessionFile, "bridge-routed-entry-"+piTag(pi))
+}
+
+func TestBridgeRoutedEntryPi16(t *testing.T) {
+	t.Parallel()
+	scenarioRoutedEntry(t, Pi16(t))
+}
+
+func TestBridgeRoutedEntryPi073(t *testing.T) {
+	t.Parallel()
+	scenarioRoutedEntry(t, Pi073(t))
 }
 
 // TestBridgeMidRunLoad (scenario 5): loading skill B mid-run archives an
