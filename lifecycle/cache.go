@@ -60,14 +60,21 @@ func (e *Engine) learn(r Request) bool {
 	return true
 }
 
+// previousSize is the size of the request before r, where what r adds
+// begins: the host's word (Request.Previous), else the engine's own note
+// of the previous request's total (0: unknown).
+func (e *Engine) previousSize(r Request) int64 {
+	if r.Previous > 0 {
+		return r.Previous
+	}
+	return e.last.total
+}
+
 // remember keeps what the usage of r will be read against: the part of r
 // before the first change (the host's ChangedFrom, or a body archived
 // now) that the previous request also held.
 func (e *Engine) remember(r Request, ds []Decision) {
-	prev := e.last.total
-	if r.Previous > 0 {
-		prev = r.Previous
-	}
+	prev := e.previousSize(r)
 	ttl := e.cfg.CacheAware.TTLFor(r.Cache)
 	e.last = lastRequest{pause: pauseOf(r), ttl: ttl, total: r.Total}
 	// A cache kept warm says nothing of the lifetime.
@@ -188,10 +195,7 @@ func joinNote(a, b string) string {
 // (note says which).
 func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int, string) {
 	cfg, note := e.cfg.CacheAware.ForModel(r.Cache)
-	c := rules.CacheCase{Config: cfg, Total: r.Total, Previous: e.last.total, BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
-	if r.Previous > 0 {
-		c.Previous = r.Previous
-	}
+	c := rules.CacheCase{Config: cfg, Total: r.Total, Previous: e.previousSize(r), BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
 	if r.ChangedFrom > 0 {
 		c.BreakAt = r.ChangedFrom
 	}

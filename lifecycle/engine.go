@@ -400,7 +400,7 @@ func (e *Engine) judgeOnLoad(b Body, l Load) []Decision {
 // (rules.PlanArchives); a session does this once, for a body pinned by
 // pinEntrySkill alone.
 func (e *Engine) routed(skill string) []Decision {
-	if !e.inRun || !e.cacheAware() || !e.cfg.CacheAware.ReleaseRoutedEntry || e.entry == "" || skill == e.entry || e.PinOf(e.entry) != rules.PinEntry {
+	if !e.inRun || !e.effectiveConfig().ReleasesRoutedEntry() || e.entry == "" || skill == e.entry || e.PinOf(e.entry) != rules.PinEntry {
 		return nil
 	}
 	if s := e.info[e.entry]; s == nil || !slices.Contains(s.Names, skill) {

@@ -20,8 +20,9 @@ const MaxForesightPasses = 3
 // that plan's cost. It plays by cfg's rules where they are not about
 // timing: a body of a pinned skill (pinned, or the entry skill with
 // pinEntrySkill unless cacheAware.releaseRoutedEntry may let it go) is
-// archived only once a newer copy of its skill was delivered; with the "already-loaded" dedupe, a load whose identical
-// body is visible is answered with the note. Reloads cost what replay
+// archived only once a newer copy of its skill was delivered; with the
+// "already-loaded" dedupe, a load whose identical body is visible is
+// answered with the note. Reloads cost what replay
 // charges any strategy: the comebacks of cfg's relevance rules
 // (comebackModel), orphan uses and the agent's own loads.
 //
@@ -37,7 +38,7 @@ func ForesightSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
 	// The entry skill's body may go once it has routed
 	// (cacheAware.releaseRoutedEntry): the plan may then archive it at any
 	// moment, a superset of what the engine can do.
-	released := cfg.Enabled && cfg.CacheAware.Enabled && cfg.CacheAware.ReleaseRoutedEntry
+	released := cfg.ReleasesRoutedEntry()
 	for _, s := range cat.Skills {
 		if p := e.PinOf(s.Name); p != rules.NotPinned && !(released && p == rules.PinEntry) {
 			pinned[s.Name] = true

@@ -378,7 +378,7 @@ func PlanArchives(c CacheCase) []Timing {
 	back := func(cd Candidate) float64 { return ComebackCost(cd.Comeback, c.Total, cd.Size, r, w) }
 	if c.Cold || c.ColdChance >= 1 {
 		for i, cd := range c.Candidates {
-			if cd.Routed && c.Previous > 0 && cd.Offset >= c.Previous {
+			if cd.Routed && c.arrivedNow(cd) {
 				out[i] = routedTiming(c, cd, math.MaxInt64, "", 1, n)
 				continue
 			}
@@ -508,6 +508,12 @@ func PlanArchives(c CacheCase) []Timing {
 	}
 }
 
+// arrivedNow reports whether body cd is in the part of the request that is
+// new since the previous one (known only when Previous is).
+func (c CacheCase) arrivedNow(cd Candidate) bool {
+	return c.Previous > 0 && cd.Offset >= c.Previous
+}
+
 // routedTiming weighs the routed entry body cd at the only request at which
 // it is weighed, alone: archived when the prefix is already rewritten from
 // at or before it (brk), or when the expected gain is positive with the
@@ -523,7 +529,7 @@ func routedTiming(c CacheCase, cd Candidate, brk int64, brkWhy string, q float64
 		upTo = min(upTo, c.Previous)
 	}
 	switch {
-	case c.Previous > 0 && cd.Offset >= c.Previous:
+	case c.arrivedNow(cd):
 		return Timing{ID: cd.ID, Code: TimeDefer, Save: save, Requests: n,
 			Text: "kept: the entry skill has routed, but its body arrived with this request and the model has not read it yet; it stays pinned"}
 	case cd.Offset >= brk:

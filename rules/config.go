@@ -106,6 +106,13 @@ func (c Config) IsPinned(skill string) bool { return slices.Contains(c.Pinned, s
 // IsHelper reports whether the configuration lists skill in helperSkills.
 func (c Config) IsHelper(skill string) bool { return slices.Contains(c.HelperSkills, skill) }
 
+// ReleasesRoutedEntry reports whether the entry skill's body, pinned by
+// pinEntrySkill, may go once it has routed: archiving and cache-aware
+// archiving on, with cacheAware.releaseRoutedEntry.
+func (c Config) ReleasesRoutedEntry() bool {
+	return c.Enabled && c.CacheAware.Enabled && c.CacheAware.ReleaseRoutedEntry
+}
+
 // Clone returns a copy that shares no slices with c.
 func (c Config) Clone() Config {
 	d := c
