@@ -66,6 +66,20 @@ func present(r *Request, markers ...string) string {
 	return strings.Join(parts, " ")
 }
 
+// wantPresent checks that there are as many requests as want lines and
+// that request i carries the markers as want[i] says (present).
+func wantPresent(t *testing.T, reqs []*Request, markers []string, want []string) {
+	t.Helper()
+	if len(reqs) != len(want) {
+		t.Fatalf("provider got %d requests, want %d", len(reqs), len(want))
+	}
+	for i, r := range reqs {
+		if got := present(r, markers...); got != want[i] {
+			t.Errorf("request %d: %s, want %s", i, got, want[i])
+		}
+	}
+}
+
 // TestBridgePinAndEntrySurvive (scenario 4): a pinned body and the entry
 // skill's body survive an unrelated prompt; after /skills-unpin the pinned
 // one goes.
@@ -125,11 +139,7 @@ func scenarioRoutedEntry(t *testing.T, pi PiInstall) {
 	}})
 	checkNoBridgeErrors(t, res)
 	reqs := prov.Requests()
-	if len(reqs) != 7 {
-		t.Fatalf("provider got %d requests, want 7", len(reqs))
-	}
-	markers := []string{bodyTriage, bodyTrace, bodyProfile}
-	want := []string{
+	wantPresent(t, reqs, []string{bodyTriage, bodyTrace, bodyProfile}, []string{
 		"Triage a web-service task=0 Trace a failing request=0 Profile the Go service=0",
 		"Triage a web-service task=1 Trace a failing request=0 Profile the Go service=0",
 		// It routed to trace-failing-request: archived in this request.
@@ -139,12 +149,7 @@ func scenarioRoutedEntry(t *testing.T, pi PiInstall) {
 		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=0",
 		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=0",
 		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=1",
-	}
-	for i, r := range reqs {
-		if got := present(r, markers...); got != want[i] {
-			t.Errorf("request %d: %s, want %s", i, got, want[i])
-		}
-	}
+	})
 	placeholder := "the instructions of skill \\\"triage-web-task\\\" were archived"
 	if got := strings.Count(string(reqs[2].Body), placeholder); got != 1 {
 		t.Errorf("request 2 carries %d placeholders for triage-web-task, want 1", got)
@@ -197,23 +202,13 @@ func TestBridgeMidRunLoad(t *testing.T) {
 		"Some requests to /orders fail with a 500 since this morning; find out why and commit the fix.",
 	}})
 	checkNoBridgeErrors(t, res)
-	reqs := prov.Requests()
-	if len(reqs) != 5 {
-		t.Fatalf("provider got %d requests, want 5", len(reqs))
-	}
-	markers := []string{bodySQL, bodyTrace, bodyCommit}
-	want := []string{
+	wantPresent(t, prov.Requests(), []string{bodySQL, bodyTrace, bodyCommit}, []string{
 		"Write a SQL migration=0 Trace a failing request=0 Format a commit message=0",
 		"Write a SQL migration=1 Trace a failing request=0 Format a commit message=0",
 		"Write a SQL migration=1 Trace a failing request=0 Format a commit message=0",
 		"Write a SQL migration=0 Trace a failing request=1 Format a commit message=0",
 		"Write a SQL migration=0 Trace a failing request=1 Format a commit message=1",
-	}
-	for i, r := range reqs {
-		if got := present(r, markers...); got != want[i] {
-			t.Errorf("request %d: %s, want %s", i, got, want[i])
-		}
-	}
+	})
 	RecordSession(t, env, res.SessionFile, "bridge-mid-run-pi16")
 }
 
