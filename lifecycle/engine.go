@@ -168,7 +168,7 @@ func (e *Engine) effectiveConfig() rules.Config {
 }
 
 func (e *Engine) rulesBody(b Body) rules.Body {
-	rb := rules.Body{ID: b.ID, Skill: b.Skill, Run: b.Run, Pinned: e.PinOf(b.Skill), Due: b.Due != nil}
+	rb := rules.Body{ID: b.ID, Skill: b.Skill, Run: b.Run, Pinned: e.PinOf(b.Skill), Due: b.Due != nil, Size: b.Size}
 	if s := e.info[b.Skill]; s != nil {
 		rb.Calls = s.Calls
 	}

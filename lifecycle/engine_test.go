@@ -499,3 +499,63 @@ func TestReloadConfigAndCatalog(t *testing.T) {
 		t.Errorf("HelperOf: %q %q", e.HelperOf("plot"), e.HelperOf("ship"))
 	}
 }
+
+// TestLargeBodyMidRun: with cache-aware archiving, a mid-run load does not
+// keep a large body of an earlier run on its rank against the new skill
+// (cacheAware.largeBodyChars): eda ranks second against "model fit a
+// model to data" (model 27, eda 2), which topK 3 keeps, but its score is
+// under half the best.
+func TestLargeBodyMidRun(t *testing.T) {
+	cat := Catalog{Skills: []SkillInfo{
+		{Name: "eda", Description: "explore data"},
+		{Name: "model", Description: "fit a model to data"},
+	}, Ranker: wordRanker(map[string]map[string]float64{"model": {"model": 9}, "fit": {"model": 9}, "data": {"eda": 2}, "explore": {"eda": 9}})}
+	tests := []struct {
+		name string
+		size int64
+		mod  func(*rules.Config)
+		due  bool
+	}{
+		{"large: due", 9000, nil, true},
+		{"small: kept on rank", 7999, nil, false},
+		{"largeBodyChars 0", 9000, func(c *rules.Config) { c.CacheAware.LargeBodyChars = 0 }, false},
+		{"relevance-only", 9000, func(c *rules.Config) { c.CacheAware.Enabled = false }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := rules.Default()
+			if tt.mod != nil {
+				tt.mod(&c)
+			}
+			e := New(cat, c)
+			var ds []Decision
+			for _, ev := range []Event{
+				{Type: EvPrompt, Text: "explore the data"}, {Type: EvRunStart},
+				{Type: EvLoad, Load: &Load{ID: "e1", Skill: "eda", Size: tt.size, Kind: ByTool}}, {Type: EvRunEnd},
+				{Type: EvPrompt, Text: "fit a model"}, {Type: EvRunStart},
+				{Type: EvLoad, Load: &Load{ID: "m1", Skill: "model", Size: 500, Kind: ByTool}},
+			} {
+				d, err := e.Apply(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ds = append(ds, d...)
+			}
+			var gone *Decision
+			for i, d := range ds {
+				if d.ID == "e1" && (d.Action == ActDue || d.Action == ActArchive) {
+					gone = &ds[i]
+				}
+			}
+			if (gone != nil) != tt.due {
+				t.Fatalf("eda dropped = %v, want %v (decisions %+v)", gone != nil, tt.due, ds)
+			}
+			if gone != nil && (gone.Reason.Code != rules.ArchiveMidRun || !strings.Contains(gone.Reason.Text, "a body of 9000 characters is not kept on rank, largeBodyChars 8000")) {
+				t.Errorf("reason: %+v", gone.Reason)
+			}
+			if b := e.Bodies()[0]; gone == nil && (b.Archived || b.Due != nil) {
+				t.Errorf("eda is not live: %+v", e.Bodies()[0])
+			}
+		})
+	}
+}

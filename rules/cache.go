@@ -99,6 +99,16 @@ type CacheAware struct {
 	// weighed once a session: a body kept then, or the entry skill loaded
 	// again, stays pinned. docs/cache-aware.md, "The entry skill".
 	ReleaseRoutedEntry bool `json:"releaseRoutedEntry"`
+	// LargeBodyChars, when above 0, changes what a mid-run load keeps of
+	// an earlier run's body of at least this many characters: its score
+	// against the new skill (at least relativeScore × the best), a keyword
+	// rule or a pin, but not its rank (topK). Against a skill's own
+	// description, the top ranks are the new skill and its neighbours, in
+	// a staged pack the stage the agent just left; keeping a large body on
+	// that is paid again at every request, while archiving it is weighed
+	// like any other, its comeback counted. docs/cache-aware.md, "Large
+	// bodies".
+	LargeBodyChars int `json:"largeBodyChars"`
 }
 
 // ModelCache is what the host knows of the prompt cache of the model a
@@ -186,6 +196,7 @@ func DefaultCacheAware() CacheAware {
 		FromModel:            true,
 		LearnFromUsage:       true,
 		ReleaseRoutedEntry:   true,
+		LargeBodyChars:       8000,
 	}
 }
 
@@ -653,7 +664,7 @@ const maxPrice = 1000
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry}, got " + describe(raw)}}
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry, largeBodyChars}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
@@ -722,8 +733,10 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 			flag(k, &c.LearnFromUsage)
 		case "releaseRoutedEntry":
 			flag(k, &c.ReleaseRoutedEntry)
+		case "largeBodyChars":
+			num(k, 0, maxCount, true, func(v float64) { c.LargeBodyChars = int(v) })
 		default:
-			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry)"
+			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry, largeBodyChars)"
 			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
 		}
 	}

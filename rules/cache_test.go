@@ -297,6 +297,10 @@ func TestParseCacheAware(t *testing.T) {
 		{"fromModel off", `{"cacheAware": {"fromModel": false}}`,
 			func() *CacheAware { c := DefaultCacheAware(); c.FromModel = false; return &c }(), nil},
 		{"fromModel not a bool", `{"cacheAware": {"fromModel": 1}}`, nil, []string{"error cacheAware.fromModel", "error "}},
+		{"largeBodyChars off", `{"cacheAware": {"largeBodyChars": 0}}`,
+			func() *CacheAware { c := DefaultCacheAware(); c.LargeBodyChars = 0; return &c }(), nil},
+		{"largeBodyChars fractional", `{"cacheAware": {"largeBodyChars": 8000.5}}`, nil, []string{"error cacheAware.largeBodyChars", "error "}},
+		{"largeBodyChars negative", `{"cacheAware": {"largeBodyChars": -1}}`, nil, []string{"error cacheAware.largeBodyChars", "error "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -113,6 +113,14 @@ func (c Config) ReleasesRoutedEntry() bool {
 	return c.Enabled && c.CacheAware.Enabled && c.CacheAware.ReleaseRoutedEntry
 }
 
+// LargeBody reports whether a body of size characters is large
+// (cacheAware.largeBodyChars): a mid-run load does not keep it on rank.
+// Archiving and cache-aware archiving on, and size at least
+// largeBodyChars.
+func (c Config) LargeBody(size int64) bool {
+	return c.Enabled && c.CacheAware.Enabled && c.CacheAware.LargeBodyChars > 0 && size >= int64(c.CacheAware.LargeBodyChars)
+}
+
 // Clone returns a copy that shares no slices with c.
 func (c Config) Clone() Config {
 	d := c

@@ -25,7 +25,8 @@ func TestDefaultsMatchReference(t *testing.T) {
 		"cacheAware": map[string]any{"enabled": true, "readPrice": 0.1, "writePrice": 1.25,
 			"cacheTTLSeconds": 300.0, "horizonTurns": 3.0, "horizonRequests": 0.0, "maxDueShare": 0.15,
 			"minRemainingRequests": 20.0, "maxRemainingRequests": 20.0, "boundMinChars": 15000.0,
-			"comebackBase": 0.25, "comebackLikely": 0.6, "coldConfidence": 0.5, "horizonWarm": false, "fromModel": true, "learnFromUsage": true, "releaseRoutedEntry": true},
+			"comebackBase": 0.25, "comebackLikely": 0.6, "coldConfidence": 0.5, "horizonWarm": false, "fromModel": true, "learnFromUsage": true, "releaseRoutedEntry": true,
+			"largeBodyChars": 8000.0},
 		// Not in the reference: a skill's files go with its body (docs/config.md).
 		"archiveResources": true,
 		// Not in the reference: dedupe and compaction (docs/compaction.md).

@@ -36,6 +36,11 @@ type Body struct {
 	// archiving: it is judged again (and stays if now kept for relevance),
 	// but it takes no place among the minKeep most recent bodies.
 	Due bool `json:"due,omitempty"`
+	// Size is the body's length in characters (0: unknown). With
+	// cache-aware archiving, a body of at least cacheAware.largeBodyChars
+	// is not kept on rank when another skill is loaded mid-run
+	// (Config.LargeBody).
+	Size int64 `json:"size,omitempty"`
 }
 
 // Code classifies a reason.
@@ -321,9 +326,14 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 		return keep(b, base)
 	}
 	cut := cfg.RelativeScore * r.Best
-	if rank > 0 && (rank <= cfg.TopK || score >= cut) {
+	topK, kept := cfg.TopK, fmt.Sprintf("kept: top %d or score ≥ %s", cfg.TopK, f2(cut))
+	if by != "" && cfg.LargeBody(b.Size) {
+		topK = 0
+		kept = fmt.Sprintf("kept: score ≥ %s; a body of %d characters is not kept on rank, largeBodyChars %d", f2(cut), b.Size, cfg.CacheAware.LargeBodyChars)
+	}
+	if rank > 0 && (rank <= topK || score >= cut) {
 		base.Code = KeepRelevant
-		base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; kept: top %d or score ≥ %s)", what, rank, len(r.Results), f2(score), f2(r.Best), cfg.TopK, f2(cut))
+		base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; %s)", what, rank, len(r.Results), f2(score), f2(r.Best), kept)
 		return keep(b, base)
 	}
 	if rs, ri := RuleScore(cfg.Rules, b.Skill, words); ri >= 0 && rs >= cfg.Threshold {
@@ -337,10 +347,10 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	}
 	if by == "" {
 		base.Code = ArchiveNotRelevant
-		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; kept: top %d or score ≥ %s)", standing, f2(r.Best), cfg.TopK, f2(cut))
+		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; %s)", standing, f2(r.Best), kept)
 	} else {
 		base.Code = ArchiveMidRun
-		base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; kept: top %d or score ≥ %s)", by, standing, f2(r.Best), cfg.TopK, f2(cut))
+		base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; %s)", by, standing, f2(r.Best), kept)
 		if slices.Contains(b.Calls, by) {
 			base.Calls = by
 			base.Text += fmt.Sprintf("; this body calls %q — declare metadata.role: helper in %q (or list it in helperSkills) to keep it", by, by)
@@ -391,7 +401,8 @@ type LoadCase struct {
 // bodies loaded in the same run stay; with ProtectCallers, bodies that tell
 // the model to load the new skill stay; with ProtectLoader, the body loaded
 // just before the new one stays; MinKeep does not apply. The rest are
-// judged like at a prompt (no signal, TopK, RelativeScore, keyword rules)
+// judged like at a prompt (no signal, TopK but not for a large body,
+// RelativeScore, keyword rules)
 // against NewText, and archived when not relevant to it; an archived body
 // that itself calls the new skill carries the dispatcher hint.
 func JudgeLoad(c LoadCase) []Verdict {

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +43,17 @@ func bodies(names ...string) []Body {
 	bs := make([]Body, len(names))
 	for i, n := range names {
 		bs[i] = Body{ID: "id-" + n, Skill: n, Run: 1}
+	}
+	return bs
+}
+
+// large makes the bodies of the skills large (cacheAware.largeBodyChars,
+// 8,000 characters by default): 9,000 characters.
+func large(bs []Body, skills ...string) []Body {
+	for i := range bs {
+		if slices.Contains(skills, bs[i].Skill) {
+			bs[i].Size = 9000
+		}
 	}
 	return bs
 }
@@ -130,6 +143,10 @@ func TestJudgePrompt(t *testing.T) {
 		{"disabled keeps everything", cfgWith(func(c *Config) { c.Enabled = false; c.MaxKeep = 1 }),
 			bodies("ship", "hi", "plot"), "please plot the data for me", nil,
 			[]V{{"ship", true, KeepDisabled}, {"hi", true, KeepDisabled}, {"plot", true, KeepDisabled}}, false},
+		// cacheAware.largeBodyChars applies to mid-run loads only.
+		{"a large body at a prompt: rank and recency hold it", cfgWith(func(c *Config) { c.RelativeScore = 0.9 }),
+			large(bodies("ship", "clean", "eda", "model"), "clean", "model"), "data data model", nil,
+			[]V{{"ship", false, ArchiveNotRelevant}, {"clean", true, KeepRelevant}, {"eda", true, KeepRecent}, {"model", true, KeepRecent}}, true},
 		{"minKeep larger than the bodies", cfgWith(func(c *Config) { c.MinKeep = 10 }),
 			bodies("ship", "hi"), "please plot the data for me", nil,
 			[]V{{"ship", true, KeepRecent}, {"hi", true, KeepRecent}}, true},
@@ -228,6 +245,26 @@ func TestJudgeLoad(t *testing.T) {
 			[]V{{"ship", true, KeepNoSignal}}, []string{""}},
 		{"evictOnSkillLoad off", cfgWith(func(c *Config) { c.EvictOnSkillLoad = false }), bodies("ship"), "plot", "plot: plot data", "",
 			[]V{{"ship", true, KeepSameRun}}, []string{""}},
+		// plot 21, eda 10, clean 5, model 1: cut 10.5; eda, second, stays on
+		// rank unless it is large.
+		{"a large body superseded mid-run is not kept on rank", cfgWith(nil), large(bodies("eda", "clean"), "eda"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"eda", false, ArchiveMidRun}, {"clean", true, KeepRelevant}}, []string{"", ""}},
+		{"a large body superseded mid-run is kept on its score", cfgWith(func(c *Config) { c.RelativeScore = 0.4 }), large(bodies("eda"), "eda"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"eda", true, KeepRelevant}}, []string{""}},
+		{"a large body in the same run stays", cfgWith(nil), run(large(bodies("eda"), "eda"), "eda", 2),
+			"plot", "plot: plot data charts", "",
+			[]V{{"eda", true, KeepSameRun}}, []string{""}},
+		{"largeBodyChars 0: rank holds a large body mid-run", cfgWith(func(c *Config) { c.CacheAware.LargeBodyChars = 0 }), large(bodies("eda"), "eda"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"eda", true, KeepRelevant}}, []string{""}},
+		{"relevance-only: rank holds a large body mid-run", cfgWith(func(c *Config) { c.CacheAware.Enabled = false }), large(bodies("eda"), "eda"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"eda", true, KeepRelevant}}, []string{""}},
+		{"a body just under largeBodyChars is kept on rank", cfgWith(func(c *Config) { c.CacheAware.LargeBodyChars = 9001 }), large(bodies("eda"), "eda"),
+			"plot", "plot: plot data charts", "",
+			[]V{{"eda", true, KeepRelevant}}, []string{""}},
 		{"keyword rule against the description", cfgWith(func(c *Config) {
 			c.Rules = []Rule{{SkillName: "ship", Keywords: []string{"charts"}, Weight: 1}}
 		}), bodies("ship"), "plot", "plot: plot data charts", "",
@@ -252,6 +289,11 @@ func TestJudgeLoad(t *testing.T) {
 			}
 			if d := cmp.Diff(tt.hint, hints); d != "" {
 				t.Errorf("hints (-want +got):\n%s", d)
+			}
+			for i, v := range vs {
+				if b := tt.bodies[i]; tt.cfg.LargeBody(b.Size) && !v.Keep && !strings.Contains(v.Reason.Text, fmt.Sprintf("a body of %d characters is not kept on rank, largeBodyChars %d", b.Size, tt.cfg.CacheAware.LargeBodyChars)) {
+					t.Errorf("a large body's reason does not say so: %q", v.Reason.Text)
+				}
 			}
 		})
 	}
