@@ -352,3 +352,85 @@ func TestBridgeModelTier(t *testing.T) {
 	}
 	RecordSession(t, env, res.SessionFile, "bridge-model-tier-pi16")
 }
+
+// largeSkills: harbour-charts has a body of about 9,000 characters, over
+// cacheAware.largeBodyChars (8,000). Against sail-trim's name and
+// description it ranks second of three (score 1.57 against 17.65: in the
+// top 3, under half the best).
+func largeSkills() []Skill {
+	var b strings.Builder
+	b.WriteString("# Harbour charts\n\nMarker: CHARTS-BODY-7d21.\n\n")
+	for i := 1; b.Len() < 9000; i++ {
+		fmt.Fprintf(&b, "Sounding %03d: read the depth at chart datum, add the height of tide, keep a metre under the keel.\n", i)
+	}
+	return []Skill{
+		{Name: "tide-tables", Description: "Compute high and low tide times from a harmonic constants file. Use when the user asks about tides.",
+			Body: "# Tide tables\n\nMarker: TIDE-BODY-41c7.\n\nSum the constituents hour by hour.\n"},
+		{Name: "harbour-charts", Description: "Read depth soundings from a harbour chart and plan a safe approach. Use when the user asks about depths or moorings.",
+			Body: b.String()},
+		{Name: "sail-trim", Description: "Trim the sails for the wind when leaving the harbour. Use when the user asks how to set sails.",
+			Body: "# Sail trim\n\nMarker: TRIM-BODY-2b6f.\n\nEase the sheets until the luff just lifts.\n"},
+	}
+}
+
+// TestBridgeLargeBodyMidRun: in real Pi, a large body of an earlier run is
+// not kept on its rank when another skill is loaded mid-run
+// (cacheAware.largeBodyChars, on by default): the bridge reports the body's
+// size with its load, and the session records it due with the rule's
+// reason. With largeBodyChars 0, rank keeps it and nothing is recorded.
+func TestBridgeLargeBodyMidRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, config string
+		due          bool
+	}{
+		{"defaults", "", true},
+		{"largeBodyChars 0", `{"cacheAware": {"largeBodyChars": 0}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			prov := NewProvider(t, Steps(
+				[]Reply{load("harbour-charts"), Say("Two metres at low water.")},
+				[]Reply{load("sail-trim"), Say("Ease the mainsheet a little.")},
+			))
+			env := NewEnv(t, Pi16(t), prov)
+			env.UseBridge(t)
+			env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
+			env.AddSkills(t, largeSkills()...)
+			if tc.config != "" {
+				if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(tc.config), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+				"What depth is there at the harbour entrance at low water?",
+				"How should I trim the sails for a 15-knot wind when we leave?",
+			}})
+			checkNoBridgeErrors(t, res)
+			if n := CountInMessages(prov.Requests()[1], "CHARTS-BODY-7d21"); n != 1 {
+				t.Fatalf("the large body is in request 1 %d times, want 1", n)
+			}
+			var dropped []map[string]any
+			for _, r := range records(t, MustReadSession(t, res.SessionFile)) {
+				if r["skill"] == "harbour-charts" && (r["action"] == "due" || r["action"] == "archive") {
+					dropped = append(dropped, r)
+				}
+			}
+			if !tc.due {
+				if len(dropped) != 0 {
+					t.Fatalf("harbour-charts dropped with largeBodyChars 0: %v", dropped)
+				}
+				return
+			}
+			if len(dropped) == 0 {
+				t.Fatal("harbour-charts was not dropped when sail-trim was loaded mid-run")
+			}
+			reason, _ := dropped[0]["reason"].(map[string]any)
+			text, _ := reason["text"].(string)
+			if reason["code"] != "superseded-mid-run" || !strings.Contains(text, `superseded by skill "sail-trim"`) ||
+				!strings.Contains(text, "characters is not kept on rank, largeBodyChars 8000") {
+				t.Errorf("harbour-charts dropped for %v, want superseded-mid-run by sail-trim, not kept on rank", reason)
+			}
+		})
+	}
+}
