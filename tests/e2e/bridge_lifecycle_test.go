@@ -373,13 +373,22 @@ func largeSkills() []Skill {
 	}
 }
 
-// TestBridgeLargeBodyMidRun: in real Pi, a large body of an earlier run is
+// TestBridgeLargeBodyMidRun (Pi16, Pi073): in real Pi, a large body of an earlier run is
 // not kept on its rank when another skill is loaded mid-run
 // (cacheAware.largeBodyChars, on by default): the bridge reports the body's
 // size with its load, and the session records it due with the rule's
 // reason. With largeBodyChars 0, rank keeps it and nothing is recorded.
-func TestBridgeLargeBodyMidRun(t *testing.T) {
+func TestBridgeLargeBodyMidRunPi16(t *testing.T) {
 	t.Parallel()
+	scenarioLargeBodyMidRun(t, Pi16(t))
+}
+
+func TestBridgeLargeBodyMidRunPi073(t *testing.T) {
+	t.Parallel()
+	scenarioLargeBodyMidRun(t, Pi073(t))
+}
+
+func scenarioLargeBodyMidRun(t *testing.T, pi PiInstall) {
 	for _, tc := range []struct {
 		name, config string
 		due          bool
@@ -393,7 +402,7 @@ func TestBridgeLargeBodyMidRun(t *testing.T) {
 				[]Reply{load("harbour-charts"), Say("Two metres at low water.")},
 				[]Reply{load("sail-trim"), Say("Ease the mainsheet a little.")},
 			))
-			env := NewEnv(t, Pi16(t), prov)
+			env := NewEnv(t, pi, prov)
 			env.UseBridge(t)
 			env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
 			env.AddSkills(t, largeSkills()...)
@@ -402,7 +411,7 @@ func TestBridgeLargeBodyMidRun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res := env.RunOK(t, RunOpts{Approve: true, Prompts: []string{
+			res := env.RunOK(t, RunOpts{Approve: pi.TrustGated, Prompts: []string{
 				"What depth is there at the harbour entrance at low water?",
 				"How should I trim the sails for a 15-knot wind when we leave?",
 			}})
