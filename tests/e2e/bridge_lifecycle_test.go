@@ -398,19 +398,10 @@ func scenarioLargeBodyMidRun(t *testing.T, pi PiInstall) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			prov := NewProvider(t, Steps(
+			env, prov, _ := bridgeEnvWith(t, pi, Steps(
 				[]Reply{load("harbour-charts"), Say("Two metres at low water.")},
 				[]Reply{load("sail-trim"), Say("Ease the mainsheet a little.")},
-			))
-			env := NewEnv(t, pi, prov)
-			env.UseBridge(t)
-			env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
-			env.AddSkills(t, largeSkills()...)
-			if tc.config != "" {
-				if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(tc.config), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			), tc.config, largeSkills()...)
 			res := env.RunOK(t, RunOpts{Approve: pi.TrustGated, Prompts: []string{
 				"What depth is there at the harbour entrance at low water?",
 				"How should I trim the sails for a 15-knot wind when we leave?",

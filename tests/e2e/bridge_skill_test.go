@@ -28,11 +28,17 @@ const slowMachineTimeout = "SKILL_LIFECYCLE_TIMEOUT_MS=15000"
 // when config is not empty, the user's skill-lifecycle.json.
 func bridgeEnv(t *testing.T, pi PiInstall, script Script, config string) (*Env, *Provider, map[string]string) {
 	t.Helper()
+	return bridgeEnvWith(t, pi, script, config, testSkills...)
+}
+
+// bridgeEnvWith is bridgeEnv with skills as the project's skills.
+func bridgeEnvWith(t *testing.T, pi PiInstall, script Script, config string, skills ...Skill) (*Env, *Provider, map[string]string) {
+	t.Helper()
 	prov := NewProvider(t, script)
 	env := NewEnv(t, pi, prov)
 	env.UseBridge(t)
 	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
-	paths := env.AddSkills(t, testSkills...)
+	paths := env.AddSkills(t, skills...)
 	if config != "" {
 		if err := os.WriteFile(filepath.Join(env.AgentDir, "skill-lifecycle.json"), []byte(config), 0o644); err != nil {
 			t.Fatal(err)
