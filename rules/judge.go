@@ -326,14 +326,20 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 		return keep(b, base)
 	}
 	cut := cfg.RelativeScore * r.Best
-	topK, kept := cfg.TopK, fmt.Sprintf("kept: top %d or score ≥ %s", cfg.TopK, f2(cut))
-	if by != "" && cfg.LargeBody(b.Size) {
+	// A mid-run load does not keep a large body on its rank
+	// (cacheAware.largeBodyChars).
+	large := by != "" && cfg.LargeBody(b.Size)
+	topK := cfg.TopK
+	if large {
 		topK = 0
-		kept = fmt.Sprintf("kept: score ≥ %s; a body of %d characters is not kept on rank, largeBodyChars %d", f2(cut), b.Size, cfg.CacheAware.LargeBodyChars)
 	}
 	if rank > 0 && (rank <= topK || score >= cut) {
 		base.Code = KeepRelevant
-		base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; %s)", what, rank, len(r.Results), f2(score), f2(r.Best), kept)
+		if large {
+			base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; kept: score ≥ %s; "+largeText+")", what, rank, len(r.Results), f2(score), f2(r.Best), f2(cut), b.Size, cfg.CacheAware.LargeBodyChars)
+		} else {
+			base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; kept: top %d or score ≥ %s)", what, rank, len(r.Results), f2(score), f2(r.Best), cfg.TopK, f2(cut))
+		}
 		return keep(b, base)
 	}
 	if rs, ri := RuleScore(cfg.Rules, b.Skill, words); ri >= 0 && rs >= cfg.Threshold {
@@ -347,10 +353,14 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	}
 	if by == "" {
 		base.Code = ArchiveNotRelevant
-		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; %s)", standing, f2(r.Best), kept)
+		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; kept: top %d or score ≥ %s)", standing, f2(r.Best), cfg.TopK, f2(cut))
 	} else {
 		base.Code = ArchiveMidRun
-		base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; %s)", by, standing, f2(r.Best), kept)
+		if large {
+			base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; kept: score ≥ %s; "+largeText+")", by, standing, f2(r.Best), f2(cut), b.Size, cfg.CacheAware.LargeBodyChars)
+		} else {
+			base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; kept: top %d or score ≥ %s)", by, standing, f2(r.Best), cfg.TopK, f2(cut))
+		}
 		if slices.Contains(b.Calls, by) {
 			base.Calls = by
 			base.Text += fmt.Sprintf("; this body calls %q — declare metadata.role: helper in %q (or list it in helperSkills) to keep it", by, by)
@@ -358,6 +368,10 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	}
 	return Verdict{ID: b.ID, Skill: b.Skill, Keep: false, Reason: base}
 }
+
+// largeText ends the reason of a large body judged at a mid-run load
+// (cacheAware.largeBodyChars), with its size and the threshold.
+const largeText = "a body of %d characters is not kept on rank, largeBodyChars %d"
 
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
 
