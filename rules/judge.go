@@ -329,11 +329,7 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	// A mid-run load does not keep a large body on its rank
 	// (cacheAware.largeBodyChars).
 	large := by != "" && cfg.LargeBody(b.Size)
-	topK := cfg.TopK
-	if large {
-		topK = 0
-	}
-	if rank > 0 && (rank <= topK || score >= cut) {
+	if rank > 0 && ((!large && rank <= cfg.TopK) || score >= cut) {
 		base.Code = KeepRelevant
 		if large {
 			base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; kept: score ≥ %s; "+largeText+")", what, rank, len(r.Results), f2(score), f2(r.Best), f2(cut), b.Size, cfg.CacheAware.LargeBodyChars)
