@@ -297,12 +297,19 @@ func inUnits(s string, cpu float64) int64 {
 // superseded by a live newer copy; 1 for a skill that was archived and
 // loaded again before; comebackLikely for a helper, a skill loaded more
 // than once, or a body dropped mid-run in the run that loaded it;
-// comebackBase otherwise.
+// comebackBase otherwise, and for a copy of the entry skill that has
+// routed, which is weighed once per task.
 func (e *Engine) comeback(i, turn int) float64 {
 	cfg := e.cfg.CacheAware
 	b := e.bodies[i]
 	if b.Due != nil && b.Due.Reason.Code == rules.ArchiveSuperseded {
 		return 0
+	}
+	if b.Due != nil && b.Due.Reason.Code == rules.ArchiveRouted {
+		// Reading the router again at the start of a later task is its
+		// use, not a return the archive caused (a copy read again in the
+		// run whose copy was weighed is not weighed: Engine.routed).
+		return cfg.ComebackBase
 	}
 	copies := 0
 	for j, o := range e.bodies {

@@ -397,8 +397,9 @@ func (e *Engine) judgeOnLoad(b Body, l Load) []Decision {
 // routed marks the entry skill's body due once it has routed: skill, which
 // the entry's body names, was just loaded in the run that loaded that body
 // (cacheAware.releaseRoutedEntry). The next request weighs it
-// (rules.PlanArchives); a session does this once, for a body pinned by
-// pinEntrySkill alone.
+// (rules.PlanArchives). Each copy is weighed once, for a body pinned by
+// pinEntrySkill alone: a copy the agent loads at a later task routes
+// again, and is weighed again.
 func (e *Engine) routed(skill string) []Decision {
 	if !e.inRun || !e.effectiveConfig().ReleasesRoutedEntry() || e.entry == "" || skill == e.entry || e.PinOf(e.entry) != rules.PinEntry {
 		return nil
@@ -408,13 +409,13 @@ func (e *Engine) routed(skill string) []Decision {
 	}
 	j := -1
 	for i, b := range e.bodies {
-		if b.Skill != e.entry {
+		if b.Skill != e.entry || b.Run != e.run {
 			continue
 		}
 		if b.Routed {
-			return nil
+			return nil // this run's copy was weighed
 		}
-		if !b.Archived && b.Due == nil && b.Run == e.run {
+		if !b.Archived && b.Due == nil {
 			j = i
 		}
 	}

@@ -47,6 +47,11 @@ func TestRoutedEntry(t *testing.T) {
 	// The same, with 8,000 units of tool output between t and e: the
 	// rewrite, 1.25 × 8,146 − 900 = 9,282.5, does not pay.
 	late := []Event{evStart(), evLoad("t", "triage"), reqAt(1, 0, "t", 100), evLoad("e", "eda"), reqAt(2, 9100, "t", 100, "e", 9100)}
+	// comebacks counts them (comebackBase 0.25) over 20 requests to come.
+	comebacks := func(c *rules.Config) {
+		c.CacheAware.ComebackBase = 0.25
+		c.CacheAware.MinRemainingRequests = 20
+	}
 	tests := []struct {
 		name   string
 		mod    func(*rules.Config)
@@ -59,10 +64,21 @@ func TestRoutedEntry(t *testing.T) {
 		{"a long run since the entry loaded: kept, and pinned from then on", nil,
 			append(late, evLoad("m", "model"), reqAt(3, 10100, "t", 100, "e", 9100, "m", 10100)),
 			[]string{"due t", "undue t entry"}, "it stays pinned"},
-		{"once a session: loaded again after its archive, it stays", nil,
+		// t2, the copy of the next task, routes to model: weighed like t,
+		// with comebackBase, not 1 (reading the router at a new task is its
+		// use, not a return the archive caused). The rewrite of [2,000,
+		// 3,000) writes 146: 1.25 × 146 − 100 = 82.5. Over 20 requests
+		// t2 saves 0.75 × 85.4 × 20 = 1,281, against a comeback of 0.25 ×
+		// (0.1 × 4,500 + 1.25 × 1,000) = 425: it pays. With 1 it would not.
+		{"a later task: loaded again, it routes again and is weighed again", comebacks,
 			append(routes, evEnd(), evPrompt("fit a model"), evStart(), evLoad("t2", "triage"), reqAt(3, 2000, "t", 100, "e", 1150, "t2", 2000),
 				evLoad("m", "model"), reqAt(4, 3000, "t", 100, "e", 1150, "t2", 2000, "m", 3000)),
-			[]string{"due t", "archive t routed-entry", "due e"}, ""},
+			[]string{"due t", "archive t routed-entry", "due e", "due t2", "archive e pays", "archive t2 routed-entry"},
+			"costs 82.5 once and saves 85.4 a request, 1708 over ~20 requests, against an expected comeback of 425 (probability 0.25)"},
+		{"the same task: loaded again after its archive (a comeback), it stays", nil,
+			append(routes, evLoad("t2", "triage"), reqAt(3, 2000, "t", 100, "e", 1150, "t2", 2000),
+				evLoad("m", "model"), reqAt(4, 3000, "t", 100, "e", 1150, "t2", 2000, "m", 3000)),
+			[]string{"due t", "archive t routed-entry"}, ""},
 		{"a skill the entry does not name routes nothing", nil,
 			[]Event{evStart(), evLoad("t", "triage"), reqAt(1, 0, "t", 100), evLoad("s", "ship"), reqAt(2, 1150, "t", 100, "s", 1150)},
 			nil, ""},
@@ -108,10 +124,11 @@ func TestRoutedEntry(t *testing.T) {
 	}
 }
 
-// TestRoutedEntryOnceAfterRestore checks that a restored session (Pi run
-// once per turn, a resume) remembers that its entry body was weighed: a
-// later routing in the same run of a new copy does not weigh it again.
-func TestRoutedEntryOnceAfterRestore(t *testing.T) {
+// TestRoutedEntryAfterRestore checks a restored session (Pi runs once per
+// turn, or a resume): the copy weighed and kept in an earlier run is not
+// weighed again, and the copy of the new task is weighed once, however
+// many skills it routes to.
+func TestRoutedEntryAfterRestore(t *testing.T) {
 	c := cacheCfg(true)
 	e := New(routedCatalog(), c)
 	events := []Event{evStart(), evLoad("t", "triage"), reqAt(1, 0, "t", 100), evLoad("e", "eda"), reqAt(2, 9100, "t", 100, "e", 9100), evEnd()}
@@ -129,21 +146,26 @@ func TestRoutedEntryOnceAfterRestore(t *testing.T) {
 	}
 	r.SetRequestCount(2)
 	var got []string
+	// t2 routes to model after a long output (kept), then to plot.
 	for _, ev := range []Event{evPrompt("fit a model"), evStart(), evLoad("t2", "triage"), reqAt(3, 10100, "t", 100, "e", 9100, "t2", 10100),
-		evLoad("m", "model"), reqAt(4, 11100, "t", 100, "e", 9100, "t2", 10100, "m", 11100)} {
+		evLoad("m", "model"), reqAt(4, 20100, "t", 100, "e", 9100, "t2", 10100, "m", 20100),
+		evLoad("p", "plot"), reqAt(5, 21100, "t", 100, "e", 9100, "t2", 10100, "m", 20100, "p", 21100)} {
 		ds, err := r.Apply(ev)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range ds {
-			if d.Action == ActDue || d.Action == ActArchive {
+			if (d.ID == "t" || d.ID == "t2") && d.Action == ActDue {
+				got = append(got, line(d)+" "+string(d.Reason.Code))
+			} else if (d.ID == "t" || d.ID == "t2") && d.Action != ActLoad {
 				got = append(got, line(d))
 			}
 		}
 	}
-	for _, l := range got {
-		if strings.HasSuffix(l, " t2") || strings.Contains(l, "t2 ") {
-			t.Fatalf("the entry was weighed again after a restore: %v", got)
-		}
+	// t goes as an older copy; t2 is weighed when it routes to model, and
+	// kept (the long output after it), then not again for plot.
+	want := []string{"due t superseded-copy", "due t2 routed", "undue t2 entry"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the entry's copies after a restore (-want +got):\n%s", d)
 	}
 }

@@ -278,7 +278,7 @@ type Body struct {
 	// copy of the body, in the order they were read.
 	Resources []Resource `json:"resources,omitempty"`
 	// Routed says this copy of the entry skill's body was due because it
-	// had routed (cacheAware.releaseRoutedEntry); a session weighs that
+	// had routed (cacheAware.releaseRoutedEntry); each copy is weighed
 	// once.
 	Routed bool `json:"routed,omitempty"`
 }

@@ -68,7 +68,8 @@ type CacheAware struct {
 	// probability when something points to it (a helper, a skill loaded
 	// more than once, a body dropped mid-run in the run that uses it; not
 	// a body that merely names it). A skill archived once and loaded again counts
-	// as certain to come back. The expected comeback (a request re-reading
+	// as certain to come back, except a copy of the entry skill that has
+	// routed again (ReleaseRoutedEntry). The expected comeback (a request re-reading
 	// the context, the body written again) is charged to every archive.
 	ComebackBase   float64 `json:"comebackBase"`
 	ComebackLikely float64 `json:"comebackLikely"`
@@ -95,9 +96,12 @@ type CacheAware struct {
 	// loaded in the run that loaded it, the body, pinned by pinEntrySkill
 	// alone, is weighed at the next request, and only then: archived if
 	// that pays (the rewrite runs from the body to where the request's new
-	// part begins, which is written anyway), else it stays pinned. It is
-	// weighed once a session: a body kept then, or the entry skill loaded
-	// again, stays pinned. docs/cache-aware.md, "The entry skill".
+	// part begins, which is written anyway), else it stays pinned. Each
+	// copy is weighed once: a copy the agent loads for a later task is
+	// weighed when it routes in turn, with comebackBase (reading the
+	// router at a new task is its use, not a comeback). A copy loaded
+	// again in the run whose copy was weighed stays pinned.
+	// docs/cache-aware.md, "The entry skill".
 	ReleaseRoutedEntry bool `json:"releaseRoutedEntry"`
 	// LargeBodyChars, when above 0, changes what a mid-run load keeps of
 	// an earlier run's body of at least this many characters: its score

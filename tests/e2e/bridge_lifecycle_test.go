@@ -123,19 +123,19 @@ func TestBridgePinAndEntrySurvive(t *testing.T) {
 
 // scenarioRoutedEntry: with the defaults, the entry skill's body goes at
 // the request right after it routed (cacheAware.releaseRoutedEntry), and a
-// `routed` due record and a `routed-entry` archive say why; loaded again
-// in a later turn, it comes back through the skill tool and then stays,
-// though it routes again (once a session).
+// `routed` due record and a `routed-entry` archive say why. Each task's
+// copy is weighed: read again in turn 2, it routes again and goes again;
+// read again in turn 3 without routing, it stays.
 func scenarioRoutedEntry(t *testing.T, pi PiInstall) {
 	env, prov := packEnvOn(t, pi, Steps(
 		[]Reply{load("triage-web-task"), load("trace-failing-request"), Say("It is a nil map in the handler.")},
-		[]Reply{load("triage-web-task"), Say("This one is about latency.")},
-		[]Reply{load("profile-go-service"), Say("The index is missing.")},
+		[]Reply{load("triage-web-task"), load("profile-go-service"), Say("The index is missing.")},
+		[]Reply{load("triage-web-task"), Say("This one needs a decision from you first.")},
 	), "")
 	res := env.RunOK(t, RunOpts{Approve: pi.TrustGated, Prompts: []string{
 		"The /orders endpoint returns 500 for some customers since this morning; find out why.",
-		"Another report came in; triage it again before doing anything.",
-		"GET /customers/512/orders takes 800 ms in staging; profile it.",
+		"Another report: GET /customers/512/orders takes 800 ms in staging. Triage it again, then profile it.",
+		"One more report came in; triage it again before doing anything.",
 	}})
 	checkNoBridgeErrors(t, res)
 	reqs := prov.Requests()
@@ -145,14 +145,20 @@ func scenarioRoutedEntry(t *testing.T, pi PiInstall) {
 		// It routed to trace-failing-request: archived in this request.
 		"Triage a web-service task=0 Trace a failing request=1 Profile the Go service=0",
 		"Triage a web-service task=0 Trace a failing request=1 Profile the Go service=0",
-		// Loaded again: a new copy, which stays.
+		// Read again for the next task: a new copy...
 		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=0",
-		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=0",
-		"Triage a web-service task=1 Trace a failing request=1 Profile the Go service=1",
+		// ...which routes to profile-go-service, and goes too.
+		"Triage a web-service task=0 Trace a failing request=1 Profile the Go service=1",
+		"Triage a web-service task=0 Trace a failing request=1 Profile the Go service=1",
+		// Read again, routing nowhere: it stays. Loaded mid-run, it
+		// supersedes the other two, and archiving them pays here.
+		"Triage a web-service task=1 Trace a failing request=0 Profile the Go service=0",
 	})
 	placeholder := "the instructions of skill \\\"triage-web-task\\\" were archived"
-	if got := strings.Count(string(reqs[2].Body), placeholder); got != 1 {
-		t.Errorf("request 2 carries %d placeholders for triage-web-task, want 1", got)
+	for i, want := range map[int]int{2: 1, 5: 2, 7: 2} {
+		if got := strings.Count(string(reqs[i].Body), placeholder); got != want {
+			t.Errorf("request %d carries %d placeholders for triage-web-task, want %d", i, got, want)
+		}
 	}
 	recs := records(t, MustReadSession(t, res.SessionFile))
 	var due, archived int
@@ -171,8 +177,8 @@ func scenarioRoutedEntry(t *testing.T, pi PiInstall) {
 			t.Errorf("triage-web-task archived for another reason: %v", r)
 		}
 	}
-	if due != 1 || archived != 1 {
-		t.Errorf("triage-web-task: %d routed due and %d routed-entry archive records, want 1 and 1: %v", due, archived, recs)
+	if due != 2 || archived != 2 {
+		t.Errorf("triage-web-task: %d routed due and %d routed-entry archive records, want 2 and 2: %v", due, archived, recs)
 	}
 	RecordSession(t, env, res.SessionFile, "bridge-routed-entry-"+piTag(pi))
 }
