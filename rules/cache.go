@@ -662,13 +662,16 @@ const MaxCacheTTLSeconds = 7 * 24 * 3600
 // maxPrice bounds readPrice and writePrice (multiples of input).
 const maxPrice = 1000
 
+// cacheAwareKeys are the keys of the `cacheAware` object, for messages.
+const cacheAwareKeys = "enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry, largeBodyChars"
+
 // decodeCacheAware reads the `cacheAware` object; missing keys keep their
 // defaults. A value of the wrong type or out of range is an error (the file
 // is ignored); an unknown key, or a read price above the write price, or
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry, largeBodyChars}, got " + describe(raw)}}
+		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {" + cacheAwareKeys + "}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
@@ -740,7 +743,7 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 		case "largeBodyChars":
 			num(k, 0, maxCount, true, func(v float64) { c.LargeBodyChars = int(v) })
 		default:
-			msg := "unknown key in cacheAware, ignored (known: enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry, largeBodyChars)"
+			msg := "unknown key in cacheAware, ignored (known: " + cacheAwareKeys + ")"
 			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
 		}
 	}
