@@ -68,13 +68,13 @@ func TestRoutedEntry(t *testing.T) {
 		// with comebackBase, not 1 (reading the router at a new task is its
 		// use, not a return the archive caused). The rewrite of [2,000,
 		// 3,000) writes 146: 1.25 × 146 − 100 = 82.5. Over 20 requests
-		// t2 saves 0.75 × 85.4 × 20 = 1,281, against a comeback of 0.25 ×
+		// t2 saves 0.875 × 85.4 × 20 = 1,494.5, against a comeback of 0.25 ×
 		// (0.1 × 4,500 + 1.25 × 1,000) = 425: it pays. With 1 it would not.
 		{"a later task: loaded again, it routes again and is weighed again", comebacks,
 			append(routes, evEnd(), evPrompt("fit a model"), evStart(), evLoad("t2", "triage"), reqAt(3, 2000, "t", 100, "e", 1150, "t2", 2000),
 				evLoad("m", "model"), reqAt(4, 3000, "t", 100, "e", 1150, "t2", 2000, "m", 3000)),
 			[]string{"due t", "archive t routed-entry", "due e", "due t2", "archive e pays", "archive t2 routed-entry"},
-			"costs 82.5 once and saves 85.4 a request, 1708 over ~20 requests, against an expected comeback of 425 (probability 0.25)"},
+			"costs 82.5 once and saves 85.4 a request, 1494.5 over ~20 requests while it stays archived, against an expected comeback of 425 (probability 0.25)"},
 		{"the same task: loaded again after its archive (a comeback), it stays", nil,
 			append(routes, evLoad("t2", "triage"), reqAt(3, 2000, "t", 100, "e", 1150, "t2", 2000),
 				evLoad("m", "model"), reqAt(4, 3000, "t", 100, "e", 1150, "t2", 2000, "m", 3000)),

@@ -357,14 +357,28 @@ func ComebackCost(p float64, total, size int64, r, w float64) float64 {
 // Expected is the expected gain of archiving bodies at once: the one-time
 // cost, a saving now (the cold saving, 0 when the cache is hot), the saving
 // per later request over n requests, and the comeback costs. Each body
-// saves only while it stays archived, so its saving is weighed by 1 − p.
+// saves only while it stays archived, so its saving is weighed by
+// ArchivedShare(p).
 func Expected(cost float64, now, perReq []float64, comeback []float64, p []float64, n int) float64 {
 	g := -cost
 	for i := range perReq {
-		q := 1 - min(max(p[i], 0), 1)
-		g += now[i] + q*perReq[i]*float64(n) - comeback[i]
+		g += now[i] + ArchivedShare(p[i])*perReq[i]*float64(n) - comeback[i]
 	}
 	return g
+}
+
+// ArchivedShare is the share of the n expected requests for which a body
+// the agent needs again with probability p stays archived. Nothing says
+// when a comeback falls, so it is taken to fall anywhere in the n requests
+// with equal chance, halfway on average: 1 − p/2. A body whose skill the
+// agent already loaded again after an archive (p = 1) counts none: an
+// archive the agent undid is not repeated while it has to pay.
+func ArchivedShare(p float64) float64 {
+	p = min(max(p, 0), 1)
+	if p == 1 {
+		return 0
+	}
+	return 1 - p/2
 }
 
 // Pays reports whether archiving pays: the saving per request over the
@@ -480,6 +494,10 @@ func PlanArchives(c CacheCase) []Timing {
 		// and every later one.
 		cost := make([]float64, len(before))
 		save := make([]float64, len(before))
+		// Per batch start: the expected saving over the n requests and
+		// the expected comeback cost, for the verdicts' text.
+		expSave := make([]float64, len(before))
+		comeback := make([]float64, len(before))
 		var shrink int64
 		var now, per, cb, p []float64
 		bestK, bestNet := -1, 0.0
@@ -490,6 +508,12 @@ func PlanArchives(c CacheCase) []Timing {
 			save[k] = SavingPerRequest(shrink, r)
 			now, per = append(now, q*ColdSaving(freed(cd), w)), append(per, SavingPerRequest(freed(cd), r))
 			cb, p = append(cb, back(cd)), append(p, cd.Comeback)
+			expSave[k] = ArchivedShare(cd.Comeback) * per[len(per)-1] * float64(n)
+			comeback[k] = cb[len(cb)-1]
+			if k+1 < len(before) {
+				expSave[k] += expSave[k+1]
+				comeback[k] += comeback[k+1]
+			}
 			if net := Expected(cost[k], now, per, cb, p, n); net > 0 && net > bestNet {
 				bestK, bestNet = k, net
 			}
@@ -513,11 +537,11 @@ func PlanArchives(c CacheCase) []Timing {
 			cd := c.Candidates[i]
 			if bestK >= 0 && k >= bestK {
 				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimePays, Cost: cost[bestK], Save: save[bestK], Requests: n,
-					Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests%s", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(save[bestK]*float64(n)), n, maybeCold(c))}
+					Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests%s%s", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(expSave[bestK]), n, comebackText(comeback[bestK]), maybeCold(c))}
 				continue
 			}
 			out[i] = Timing{ID: cd.ID, Code: TimeDefer, Cost: cost[k], Save: save[k], Requests: n,
-				Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests%s; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(save[k]*float64(n)), n, maybeCold(c), horizonText(cfg))}
+				Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests%s%s; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(expSave[k]), n, comebackText(comeback[k]), maybeCold(c), horizonText(cfg))}
 		}
 		return out
 	}
@@ -555,14 +579,24 @@ func routedTiming(c CacheCase, cd Candidate, brk int64, brkWhy string, q float64
 	cost := (1 - q) * BreakCost(cd.Offset, max(upTo, cd.Offset), freed, r, w)
 	back := ComebackCost(cd.Comeback, c.Total, cd.Size, r, w)
 	g := Expected(cost, []float64{q * ColdSaving(freed, w)}, []float64{save}, []float64{back}, []float64{cd.Comeback}, n)
-	figures := fmt.Sprintf("rewriting the cache from offset %d to %d costs %s once and saves %s a request, %s over ~%d requests, against an expected comeback of %s (probability %s)%s",
-		cd.Offset, max(upTo, cd.Offset), num(cost), num(save), num(save*float64(n)), n, num(back), strconv.FormatFloat(cd.Comeback, 'g', 3, 64), maybeCold(c))
+	figures := fmt.Sprintf("rewriting the cache from offset %d to %d costs %s once and saves %s a request, %s over ~%d requests while it stays archived, against an expected comeback of %s (probability %s)%s",
+		cd.Offset, max(upTo, cd.Offset), num(cost), num(save), num(ArchivedShare(cd.Comeback)*save*float64(n)), n, num(back), strconv.FormatFloat(cd.Comeback, 'g', 3, 64), maybeCold(c))
 	if g > 0 {
 		return Timing{ID: cd.ID, Archive: true, Code: TimeRouted, Cost: cost, Save: save, Requests: n,
 			Text: "archived now: the entry skill has routed, and archiving it while only this run's work follows it pays: " + figures}
 	}
 	return Timing{ID: cd.ID, Code: TimeDefer, Cost: cost, Save: save, Requests: n,
 		Text: "kept: the entry skill has routed, but archiving it would not pay: " + figures + "; it stays pinned"}
+}
+
+// comebackText says what the expected comebacks of a batch cost, when
+// they cost anything: the saving before it is counted only while the
+// bodies stay archived (ArchivedShare).
+func comebackText(cost float64) string {
+	if cost <= 0 {
+		return ""
+	}
+	return " while archived, against an expected comeback cost of " + num(cost)
 }
 
 // boundStart returns the index in before from which the due bodies must go

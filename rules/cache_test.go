@@ -46,6 +46,27 @@ func TestComebackCost(t *testing.T) {
 	}
 }
 
+func TestArchivedShare(t *testing.T) {
+	for _, tc := range []struct{ p, want float64 }{
+		{0, 1},
+		{0.25, 0.875}, // a comeback, if any, halfway on average
+		{0.6, 0.7},
+		{0.999, 0.5005},
+		{1, 0},          // reloaded after an archive before: nothing counted
+		{-1, 1}, {2, 0}, // clamped
+	} {
+		if got := ArchivedShare(tc.p); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("ArchivedShare(%g) = %g, want %g", tc.p, got, tc.want)
+		}
+	}
+	// Expected weighs each body's saving by its own share: 100 a request
+	// over 10 requests, p 0.5 and 0: 750 + 1,000, less the cost 300 and
+	// the comeback 200.
+	if got := Expected(300, []float64{0, 0}, []float64{100, 100}, []float64{200, 0}, []float64{0.5, 0}, 10); math.Abs(got-1250) > 1e-9 {
+		t.Errorf("Expected = %g, want 1250", got)
+	}
+}
+
 func TestBreakEvenArithmetic(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -204,18 +225,25 @@ func TestPlanArchives(t *testing.T) {
 			[]Candidate{cand("a", 0)}, 11000, false, -1, 2,
 			[]want{{true, TimeBound, 11525, 90}}, "maxDueShare 0", 0.0001},
 		// Comebacks: a at 8,000 of 10,000, 40 requests. Cost 1.25 × 1,100 −
-		// 0.1 × 2,000 = 1,175; saving 90 a request, 3,600 over 40. A
+		// 0.1 × 2,000 = 1,175; saving 90 a request, 3,600 over 40, counted
+		// for the share 1 − p/2 of them that the body stays archived. A
 		// comeback costs 0.1 × 10,000 + 1.25 × 1,000 = 2,250.
-		{"comeback 0.25: 0.75 × 3,600 − 1,175 − 0.25 × 2,250 = 962.5 > 0: archived",
+		{"comeback 0.25: 0.875 × 3,600 − 1,175 − 0.25 × 2,250 = 1,412.5 > 0: archived",
 			[]Candidate{withP(cand("a", 8000), 0.25)}, 10000, false, -1, 40,
-			[]want{{true, TimePays, 1175, 90}}, "it pays", 0},
-		{"comeback 0.5: 0.5 × 3,600 − 1,175 − 0.5 × 2,250 = −500: kept",
+			[]want{{true, TimePays, 1175, 90}}, "saves 90 a request, 3150 over ~40 requests while archived, against an expected comeback cost of 562.5", 0},
+		{"comeback 0.5: 0.75 × 3,600 − 1,175 − 0.5 × 2,250 = 400 > 0: archived",
 			[]Candidate{withP(cand("a", 8000), 0.5)}, 10000, false, -1, 40,
-			[]want{{false, TimeDefer, 1175, 90}}, "kept for now", 0},
+			[]want{{true, TimePays, 1175, 90}}, "it pays", 0},
+		{"comeback 0.75: 0.625 × 3,600 − 1,175 − 0.75 × 2,250 = −612.5: kept",
+			[]Candidate{withP(cand("a", 8000), 0.75)}, 10000, false, -1, 40,
+			[]want{{false, TimeDefer, 1175, 90}}, "save 90 a request, 2250 over ~40 expected requests while archived, against an expected comeback cost of 1687.5", 0},
+		{"hot, comeback 1 (archived and reloaded before): no saving counted, −1,175 − 2,250: kept",
+			[]Candidate{withP(cand("a", 8000), 1)}, 10000, false, -1, 40,
+			[]want{{false, TimeDefer, 1175, 90}}, "0 over ~40 expected requests", 0},
 		{"cold, comeback 1 (archived and reloaded before): 1,125 − 2,250 < 0: kept",
 			[]Candidate{withP(cand("a", 8000), 1)}, 10000, true, -1, 40,
 			[]want{{false, TimeDefer, 0, 1125}}, "likely to need the body again", 0},
-		{"cold, comeback 0.5: 1,125 + 0.5 × 3,600 − 0.5 × 2,250 = 1,800: archived",
+		{"cold, comeback 0.5: 1,125 + 0.75 × 3,600 − 0.5 × 2,250 = 2,700: archived",
 			[]Candidate{withP(cand("a", 8000), 0.5)}, 10000, true, -1, 40,
 			[]want{{true, TimeCold, 0, 1125}}, "cache is cold", 0},
 		{"cold, comeback 1 but overdue: the horizon wins",
@@ -372,11 +400,11 @@ func TestPlanArchivesMaybeCold(t *testing.T) {
 		cost    float64
 	}{
 		// a at 8,000 of 10,000, 40 requests, comeback 0.25: 0.5 × 1,175 =
-		// 587.5 once; 0.5 × 1,125 = 562.5 now; 0.75 × 90 × 40 = 2,700 later;
-		// comeback 0.25 × 2,250 = 562.5. Net 2,112.5: archived.
+		// 587.5 once; 0.5 × 1,125 = 562.5 now; 0.875 × 90 × 40 = 3,150
+		// later; comeback 0.25 × 2,250 = 562.5. Net 2,562.5: archived.
 		{"near the tail, q 0.5: archived", withP(cand("a", 8000), 0.25), 10000, 0.5, true, TimePays, 587.5},
 		// a at 0 of 40,000: BreakCost 1.25 × 39,100 − 0.1 × 40,000 = 44,875,
-		// half of it 22,437.5 against 562.5 + 2,700 − 0.25 × 5,250: kept.
+		// half of it 22,437.5 against 562.5 + 3,150 − 0.25 × 5,250: kept.
 		{"at the head, q 0.5: kept", withP(cand("a", 0), 0.25), 40000, 0.5, false, TimeDefer, 22437.5},
 		{"at the head, q 1: cold, archived", withP(cand("a", 0), 0.25), 40000, 1, true, TimeCold, 0},
 		{"at the head, q 0: the hot case", withP(cand("a", 0), 0.25), 40000, 0, false, TimeDefer, 44875},
@@ -500,9 +528,9 @@ func TestPlanArchivesRoutedEntry(t *testing.T) {
 		{"only the load that routed follows it: region [1,000, 2,300), written 400: 500 − 130 = 370 against 90 × 20: archived",
 			[]Candidate{routed(cand("r", 1000))}, 2300, -1, false,
 			[]want{{true, TimeRouted, 370, 90}}, "costs 370 once and saves 90 a request, 1800 over ~20 requests", ""},
-		{"with comeback 0.25: 0.75 × 1,800 − 370 − 0.25 × (1,100 + 1,250) = 392.5 > 0: archived",
+		{"with comeback 0.25: 0.875 × 1,800 − 370 − 0.25 × (1,100 + 1,250) = 617.5 > 0: archived",
 			[]Candidate{withP(routed(cand("r", 1000)), 0.25)}, 2300, -1, false,
-			[]want{{true, TimeRouted, 370, 90}}, "expected comeback of 587.5 (probability 0.25)", ""},
+			[]want{{true, TimeRouted, 370, 90}}, "1575 over ~20 requests while it stays archived, against an expected comeback of 587.5 (probability 0.25)", ""},
 		{"the same body as an ordinary due one is charged to the request's end: 1.25 × 9,100 − 1,000 = 10,375: kept",
 			[]Candidate{withP(cand("r", 1000), 0.25)}, 2300, -1, false,
 			[]want{{false, TimeDefer, 10375, 90}}, "kept for now", ""},
