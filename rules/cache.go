@@ -358,7 +358,7 @@ func ComebackCost(p float64, total, size int64, r, w float64) float64 {
 // cost, a saving now (the cold saving, 0 when the cache is hot), the saving
 // per later request over n requests, and the comeback costs. Each body
 // saves only while it stays archived, so its saving is weighed by
-// ArchivedShare(p).
+// ArchivedShare(p). PlanArchives keeps the same sums as its batches grow.
 func Expected(cost float64, now, perReq []float64, comeback []float64, p []float64, n int) float64 {
 	g := -cost
 	for i := range perReq {
@@ -494,27 +494,25 @@ func PlanArchives(c CacheCase) []Timing {
 		// and every later one.
 		cost := make([]float64, len(before))
 		save := make([]float64, len(before))
-		// Per batch start: the expected saving over the n requests and
-		// the expected comeback cost, for the verdicts' text.
+		// Per batch start, the terms of Expected summed over the batch as
+		// it grows: the expected saving over the n requests and the
+		// expected comeback cost (both also for the verdicts' text), and
+		// the saving now.
 		expSave := make([]float64, len(before))
 		comeback := make([]float64, len(before))
 		var shrink int64
-		var now, per, cb, p []float64
+		var nowSum, expSum, backSum float64
 		bestK, bestNet := -1, 0.0
 		for k := len(before) - 1; k >= 0; k-- {
 			cd := c.Candidates[before[k]]
 			shrink += freed(cd)
 			cost[k] = (1 - q) * BreakCost(cd.Offset, max(upTo, cd.Offset), shrink, r, w)
 			save[k] = SavingPerRequest(shrink, r)
-			now, per = append(now, q*ColdSaving(freed(cd), w)), append(per, SavingPerRequest(freed(cd), r))
-			cb, p = append(cb, back(cd)), append(p, cd.Comeback)
-			expSave[k] = ArchivedShare(cd.Comeback) * per[len(per)-1] * float64(n)
-			comeback[k] = cb[len(cb)-1]
-			if k+1 < len(before) {
-				expSave[k] += expSave[k+1]
-				comeback[k] += comeback[k+1]
-			}
-			if net := Expected(cost[k], now, per, cb, p, n); net > 0 && net > bestNet {
+			nowSum += q * ColdSaving(freed(cd), w)
+			expSum += ArchivedShare(cd.Comeback) * SavingPerRequest(freed(cd), r) * float64(n)
+			backSum += back(cd)
+			expSave[k], comeback[k] = expSum, backSum
+			if net := nowSum + expSum - backSum - cost[k]; net > 0 && net > bestNet {
 				bestK, bestNet = k, net
 			}
 		}
