@@ -616,6 +616,11 @@ func boundStart(c CacheCase, out []Timing, before []int, bestK int, freed func(C
 	for _, i := range before[:from] {
 		left += held(c.Candidates[i])
 	}
+	// The batch that pays goes at this request too: the rest of the
+	// request is what is sent without it.
+	for _, i := range before[from:] {
+		archived += held(c.Candidates[i])
+	}
 	rest := c.Total - archived - left
 	cpu := max(c.CharsPerUnit, 1)
 	for from > 0 && overBound(left, rest, c.Config.MaxDueShare) && float64(left)*cpu >= c.Config.BoundMinChars {

@@ -224,6 +224,14 @@ func TestPlanArchives(t *testing.T) {
 		{"context bound: 0 allows no due body",
 			[]Candidate{cand("a", 0)}, 11000, false, -1, 2,
 			[]want{{true, TimeBound, 11525, 90}}, "maxDueShare 0", 0.0001},
+		{"context bound: the batch that pays is not part of the rest: 900 due against the 8,200 sent (11%) > 10%: both go",
+			// b alone pays: region 1,500, written 600: 750 − 150 = 600
+			// against 90 × 10. From a: region 9,000, written 7,200: 9,000 −
+			// 900 = 8,100 against 180 × 10: kept, 900 due. With b
+			// archived the rest is 10,000 − 900 − 900 = 8,200 (counting b's
+			// 900 in it, 9,100, held 9.9%: the bound was missed).
+			[]Candidate{cand("a", 1000), cand("b", 8500)}, 10000, false, -1, 10,
+			[]want{{true, TimeBound, 8100, 180}, {true, TimeBound, 8100, 180}}, "maxDueShare 0.1", 0.1},
 		// Comebacks: a at 8,000 of 10,000, 40 requests. Cost 1.25 × 1,100 −
 		// 0.1 × 2,000 = 1,175; saving 90 a request, 3,600 over 40, counted
 		// for the share 1 − p/2 of them that the body stays archived. A
