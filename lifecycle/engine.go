@@ -442,8 +442,10 @@ func (e *Engine) RunEnd() []Decision {
 }
 
 // Pin pins skill for this session (/skills-pin): its bodies are never
-// archived. When its latest copy is archived and none is live, that copy
-// is unarchived.
+// archived. When its latest copy is archived, that copy is unarchived,
+// even if an older copy is still live: that one is superseded by it, due
+// for archive, and goes as any superseded copy does (keeping it instead
+// would leave the skill with no live copy once it went).
 func (e *Engine) Pin(skill string) []Decision {
 	if skill == "" {
 		return nil
@@ -462,12 +464,9 @@ func (e *Engine) Pin(skill string) []Decision {
 	for i, b := range e.bodies {
 		if b.Skill == skill && !compacted(b) { // a compacted copy is gone: nothing to send again
 			last = i
-			if !b.Archived {
-				return ds
-			}
 		}
 	}
-	if last >= 0 {
+	if last >= 0 && e.bodies[last].Archived {
 		b := &e.bodies[last]
 		b.Archived, b.Reason, b.Placeholder, b.Timing = false, nil, "", nil
 		ds = append(ds, Decision{V: RecordVersion, Action: ActUnarchive, ID: b.ID, Skill: skill,
