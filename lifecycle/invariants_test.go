@@ -13,7 +13,11 @@ import (
 // whatever the configuration:
 //   - Archived and Bodies agree, and no body is both archived and due;
 //   - the latest copy of a skill pinned by the user or the configuration
-//     is never archived (docs/config.md, pinned; /skills-pin);
+//     is never archived (docs/config.md, pinned; /skills-pin), nor the
+//     entry skill's unless it has routed (releaseRoutedEntry);
+//   - after a prompt, no more bodies stay than maxKeep allows over the
+//     pinned ones and the minKeep most recent;
+//   - relevance-only leaves nothing due;
 //   - with archiving switched off (/skills-off) nothing more is archived
 //     (what was stays: docs/config.md, enabled), and nothing is left due;
 //   - every archive decision names a body the engine holds, which is then
@@ -57,8 +61,35 @@ func TestEngineInvariants(t *testing.T) {
 				}
 			}
 			for skill, i := range latest {
-				if p := e.PinOf(skill); (p == rules.PinUser || p == rules.PinConfig) && bodies[i].Archived {
+				p := e.PinOf(skill)
+				if (p == rules.PinUser || p == rules.PinConfig) && bodies[i].Archived {
 					at("the latest copy of pinned skill %q (%s) is archived: %+v", skill, p, bodies[i].Reason)
+				}
+				if p == rules.PinEntry && bodies[i].Archived && bodies[i].Reason.Code != rules.ArchiveRouted {
+					at("the latest copy of the entry skill %q is archived, not as routed: %+v", skill, bodies[i].Reason)
+				}
+			}
+			if ev.Type == EvPrompt && e.Enabled() && e.cfg.MaxKeep > 0 {
+				// maxKeep is a hard cap on the bodies that stay, over
+				// what is pinned and the minKeep most recent.
+				stay, pinned := 0, 0
+				for _, b := range bodies {
+					if !b.Archived && b.Due == nil {
+						stay++
+						if e.PinOf(b.Skill) != rules.NotPinned {
+							pinned++
+						}
+					}
+				}
+				if stay > max(e.cfg.MaxKeep, pinned+e.cfg.MinKeep) {
+					at("%d bodies stay after the prompt, over maxKeep %d (pinned %d, minKeep %d)", stay, e.cfg.MaxKeep, pinned, e.cfg.MinKeep)
+				}
+			}
+			if !e.cfg.CacheAware.Enabled {
+				for _, b := range bodies {
+					if b.Due != nil {
+						at("relevance-only, yet %q is due: %+v", b.ID, b.Due.Reason)
+					}
 				}
 			}
 			if !e.Enabled() {
