@@ -78,7 +78,8 @@ type BeforeRequestParams struct {
 	// replacement; 0 when the host does not give positions.
 	Total int64 `json:"total,omitempty"`
 	// ChangedFrom is the offset of the earliest part of the request that
-	// differs from the previous one, when the host knows (0: none known).
+	// differs from the previous one, when the host knows (0: none known),
+	// in the request without replacements like Offset.
 	ChangedFrom int64 `json:"changedFrom,omitempty"`
 	// PreviousUsage is the token usage the provider reported for the
 	// previous request (Pi: the last assistant message's usage), from
@@ -439,7 +440,6 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 		return r
 	}
 	var shift int64 // characters saved by replacements before the current body
-	changed := p.ChangedFrom
 	for _, l := range p.Loads {
 		off := max(l.Offset-shift, 0)
 		size := l.Size
@@ -451,19 +451,36 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 	}
 	r.Total = max(p.Total-shift, 0)
 	if p.PreviousSize > 0 && p.PreviousSize <= p.Total {
-		// Less what the bodies archived before it save.
-		cut := p.PreviousSize
-		for _, l := range p.Loads {
-			if ph, ok := archived[l.ID]; ok && l.Offset+l.Size <= p.PreviousSize {
-				cut -= max(l.Size-int64(len(ph)), 0)
-			}
-		}
-		r.Previous = max(cut, 0)
+		r.Previous = sentOffset(p.PreviousSize, p.Loads, archived)
 	}
-	if changed > 0 {
-		r.ChangedFrom = changed
+	if p.ChangedFrom > 0 {
+		r.ChangedFrom = max(sentOffset(p.ChangedFrom, p.Loads, archived), 1)
 	}
 	return r
+}
+
+// sentOffset maps offset x of the request without replacements (the
+// host's view) to the request as it is sent: less what the bodies archived
+// before x save; an offset inside an archived body falls at its
+// placeholder.
+func sentOffset(x int64, loads []LoadRef, archived map[string]string) int64 {
+	cut := x
+	for _, l := range loads {
+		ph, ok := archived[l.ID]
+		if !ok {
+			continue
+		}
+		saved := max(l.Size-int64(len(ph)), 0)
+		switch {
+		case l.Offset+l.Size <= x:
+			cut -= saved
+		case l.Offset < x:
+			// Inside the body: what of it lies past the placeholder's end
+			// is gone.
+			cut -= max(x-l.Offset-int64(len(ph)), 0)
+		}
+	}
+	return max(cut, 0)
 }
 
 // modelCache is what the host said of the current model's prompt cache:

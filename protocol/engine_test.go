@@ -505,6 +505,25 @@ func TestRequestOf(t *testing.T) {
 			want: lifecycle.Request{CharsPerUnit: 1, Total: 800, ChangedFrom: 40, Bodies: []lifecycle.BodyPosition{{ID: "a", Offset: 200, Size: 300}}},
 		},
 		{
+			name: "a change point after an archived body moves back with the bodies",
+			// a saves 900: the change at 1,800 (in b) is at 900 in the
+			// request as sent, and b at 600; one inside a, at 700, falls
+			// at a's placeholder end (200).
+			p: BeforeRequestParams{Total: 3000, ChangedFrom: 1800, Loads: []LoadRef{
+				{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 1500}}},
+			archived: map[string]string{"a": ph},
+			want: lifecycle.Request{CharsPerUnit: 1, Total: 2100, ChangedFrom: 900, Bodies: []lifecycle.BodyPosition{
+				{ID: "a", Offset: 100, Size: 100}, {ID: "b", Offset: 600, Size: 500}}},
+		},
+		{
+			name: "a change point inside an archived body falls at its placeholder",
+			p: BeforeRequestParams{Total: 3000, ChangedFrom: 700, Loads: []LoadRef{
+				{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 1500}}},
+			archived: map[string]string{"a": ph},
+			want: lifecycle.Request{CharsPerUnit: 1, Total: 2100, ChangedFrom: 200, Bodies: []lifecycle.BodyPosition{
+				{ID: "a", Offset: 100, Size: 100}, {ID: "b", Offset: 600, Size: 500}}},
+		},
+		{
 			name: "the previous usage and size: an archived body before it shrinks the size",
 			p: BeforeRequestParams{Total: 3000, PreviousSize: 2500, PreviousUsage: &UsageParams{Input: 10.5, CacheRead: 400, CacheWrite: 300},
 				Loads: []LoadRef{{ID: "a", Size: 1000, Offset: 100}, {ID: "b", Size: 500, Offset: 2600}}},
