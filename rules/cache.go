@@ -408,7 +408,7 @@ func PlanArchives(c CacheCase) []Timing {
 	if c.Cold || c.ColdChance >= 1 {
 		for i, cd := range c.Candidates {
 			if cd.Routed && c.arrivedNow(cd) {
-				out[i] = routedTiming(c, cd, math.MaxInt64, "", 1, n)
+				out[i] = routedUnread(cd, r, n)
 				continue
 			}
 			cs := ColdSaving(freed(cd), w)
@@ -567,8 +567,7 @@ func routedTiming(c CacheCase, cd Candidate, brk int64, brkWhy string, q float64
 	}
 	switch {
 	case c.arrivedNow(cd):
-		return Timing{ID: cd.ID, Code: TimeDefer, Save: save, Requests: n,
-			Text: "kept: the entry skill has routed, but its body arrived with this request and the model has not read it yet; it stays pinned"}
+		return routedUnread(cd, r, n)
 	case cd.Offset >= brk:
 		return Timing{ID: cd.ID, Archive: true, Code: TimeBroken, Save: save, Requests: n,
 			Text: fmt.Sprintf("archived now: the entry skill has routed, and the prompt cache is rewritten from offset %d on anyway (%s), so archiving costs nothing extra", brk, brkWhy)}
@@ -585,6 +584,13 @@ func routedTiming(c CacheCase, cd Candidate, brk int64, brkWhy string, q float64
 	}
 	return Timing{ID: cd.ID, Code: TimeDefer, Cost: cost, Save: save, Requests: n,
 		Text: "kept: the entry skill has routed, but archiving it would not pay: " + figures + "; it stays pinned"}
+}
+
+// routedUnread keeps the routed entry body cd, which arrived with this
+// request, whatever the cache: the model has not read it yet.
+func routedUnread(cd Candidate, r float64, n int) Timing {
+	return Timing{ID: cd.ID, Code: TimeDefer, Save: SavingPerRequest(max(cd.Size-cd.Placeholder, 0), r), Requests: n,
+		Text: "kept: the entry skill has routed, but its body arrived with this request and the model has not read it yet; it stays pinned"}
 }
 
 // comebackText says what the expected comebacks of a batch cost, when

@@ -331,11 +331,7 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	large := by != "" && cfg.LargeBody(b.Size)
 	if rank > 0 && ((!large && rank <= cfg.TopK) || score >= cut) {
 		base.Code = KeepRelevant
-		if large {
-			base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; kept: score ≥ %s; "+largeText+")", what, rank, len(r.Results), f2(score), f2(r.Best), f2(cut), b.Size, cfg.CacheAware.LargeBodyChars)
-		} else {
-			base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; kept: top %d or score ≥ %s)", what, rank, len(r.Results), f2(score), f2(r.Best), cfg.TopK, f2(cut))
-		}
+		base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; %s)", what, rank, len(r.Results), f2(score), f2(r.Best), keptBy(cfg, cut, large, b.Size))
 		return keep(b, base)
 	}
 	if rs, ri := RuleScore(cfg.Rules, b.Skill, words); ri >= 0 && rs >= cfg.Threshold {
@@ -349,14 +345,10 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	}
 	if by == "" {
 		base.Code = ArchiveNotRelevant
-		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; kept: top %d or score ≥ %s)", standing, f2(r.Best), cfg.TopK, f2(cut))
+		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; %s)", standing, f2(r.Best), keptBy(cfg, cut, large, b.Size))
 	} else {
 		base.Code = ArchiveMidRun
-		if large {
-			base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; kept: score ≥ %s; "+largeText+")", by, standing, f2(r.Best), f2(cut), b.Size, cfg.CacheAware.LargeBodyChars)
-		} else {
-			base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; kept: top %d or score ≥ %s)", by, standing, f2(r.Best), cfg.TopK, f2(cut))
-		}
+		base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; %s)", by, standing, f2(r.Best), keptBy(cfg, cut, large, b.Size))
 		if slices.Contains(b.Calls, by) {
 			base.Calls = by
 			base.Text += fmt.Sprintf("; this body calls %q — declare metadata.role: helper in %q (or list it in helperSkills) to keep it", by, by)
@@ -365,9 +357,15 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	return Verdict{ID: b.ID, Skill: b.Skill, Keep: false, Reason: base}
 }
 
-// largeText ends the reason of a large body judged at a mid-run load
-// (cacheAware.largeBodyChars), with its size and the threshold.
-const largeText = "a body of %d characters is not kept on rank, largeBodyChars %d"
+// keptBy says, in a verdict's text, what keeps a body: its rank or its
+// score against cut, or its score alone for a large body of size
+// characters at a mid-run load (cacheAware.largeBodyChars).
+func keptBy(cfg Config, cut float64, large bool, size int64) string {
+	if large {
+		return fmt.Sprintf("kept: score ≥ %s; a body of %d characters is not kept on rank, largeBodyChars %d", f2(cut), size, cfg.CacheAware.LargeBodyChars)
+	}
+	return fmt.Sprintf("kept: top %d or score ≥ %s", cfg.TopK, f2(cut))
+}
 
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
 
