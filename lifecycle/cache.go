@@ -24,7 +24,30 @@ func (e *Engine) BeforeRequest(r Request) []Decision {
 	}
 	now := e.beforeRequest(r)
 	e.remember(r, now)
+	e.noteSent(r)
 	return append(ds, now...)
+}
+
+// noteSent keeps which bodies request r carries whole: those not archived
+// (after its decisions) that the host listed, or all of them when it lists
+// none (Request.Listed). A due body is still whole. Only these count as
+// visible for "already loaded" until the next request: a body the engine
+// recorded but the host never sent (a lost skill tool result) is not
+// above, whatever the records say.
+func (e *Engine) noteSent(r Request) {
+	var listed map[string]bool
+	if r.Listed != nil {
+		listed = make(map[string]bool, len(r.Listed))
+		for _, id := range r.Listed {
+			listed[id] = true
+		}
+	}
+	e.sent = make(map[string]bool, len(e.bodies))
+	for _, b := range e.bodies {
+		if !b.Archived && (listed == nil || listed[b.ID]) {
+			e.sent[b.ID] = true
+		}
+	}
 }
 
 // lastRequest is what the engine keeps of the previous request to read
@@ -411,8 +434,9 @@ func (e *Engine) ReviveCopy(skill, hash string) (b Body, ds []Decision, ok bool)
 		if c.Skill != skill || c.Archived {
 			continue
 		}
-		// The latest live copy of the skill decides.
-		if c.Hash != hash || c.Due == nil || c.Due.Reason.Code == rules.ArchiveSuperseded {
+		// The latest live copy of the skill decides; it must be in what
+		// the host sent last.
+		if c.Hash != hash || c.Due == nil || c.Due.Reason.Code == rules.ArchiveSuperseded || !e.sent[c.ID] {
 			return Body{}, nil, false
 		}
 		d := e.undue(i, rules.Reason{Code: rules.KeepReloaded, Text: fmt.Sprintf("skill %q was loaded again while this copy was still in the context: it is kept", skill)})

@@ -328,6 +328,10 @@ func TestReviveCopy(t *testing.T) {
 			if probs := e.Restore(tc.recs); len(probs) != 0 {
 				t.Fatalf("restore: %v", probs)
 			}
+			if b, _, ok := e.ReviveCopy("eda", tc.hash); ok {
+				t.Fatalf("revived %q before a request carried it", b.ID)
+			}
+			carried(e)
 			b, ds, ok := e.ReviveCopy("eda", tc.hash)
 			if ok != (tc.wantID != "") || b.ID != tc.wantID {
 				t.Fatalf("ReviveCopy = %q, %v; want %q", b.ID, ok, tc.wantID)

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"testing"
 
@@ -104,6 +105,7 @@ func TestCompaction(t *testing.T) {
 			t.Errorf("%s: restored state differs (-live +restored):\n%s", tt.name, d)
 		}
 		for which, eng := range map[string]*Engine{"live": e, "restored": restored} {
+			carried(eng) // the next request carries the region
 			var whole []string
 			for _, sk := range []string{"plot", "model", "triage", "eda"} {
 				if b, ok := eng.VisibleCopy(sk, "h-"+sk); ok && b.Kind == ByReattach {
@@ -231,6 +233,16 @@ func TestCompactionRestoreProperty(t *testing.T) {
 			if d := cmp.Diff(live.State(), restored.State()); d != "" {
 				t.Fatalf("seed %d step %d: restored state differs (-live +restored):\n%s", seed, i, d)
 			}
+			// Nothing is visible after a restore until a request carries
+			// it; given the live engine's last request, both agree.
+			for _, sk := range skillNames {
+				for _, h := range []string{"0", "1", "2", "h-" + sk} {
+					if b, ok := restored.VisibleCopy(sk, h); ok {
+						t.Fatalf("seed %d step %d: VisibleCopy(%s, %s) = %q right after a restore", seed, i, sk, h, b.ID)
+					}
+				}
+			}
+			restored.sent = maps.Clone(live.sent)
 			for _, sk := range skillNames {
 				for _, h := range []string{"0", "1", "2", "h-" + sk} {
 					a, _ := live.VisibleCopy(sk, h)

@@ -16,7 +16,9 @@ func HashBody(text string) string {
 }
 
 // VisibleCopy returns the copy of skill's body whose content hash is hash
-// when the model can see it whole now: loaded with that hash, not
+// when the model can see it whole now: loaded with that hash, carried
+// whole by the last request (BeforeRequest; a body recorded but never
+// sent, such as a skill tool result that was lost, is not above), not
 // archived (by the rules or by a compaction), and not due for archive (a
 // due body may be replaced at the next request). A body loaded without a
 // hash (a direct read, a /skill:name block) never matches, nor does an
@@ -27,7 +29,7 @@ func (e *Engine) VisibleCopy(skill, hash string) (Body, bool) {
 	}
 	for i := len(e.bodies) - 1; i >= 0; i-- {
 		b := e.bodies[i]
-		if b.Skill == skill && !b.Archived && b.Due == nil && b.Hash == hash {
+		if b.Skill == skill && !b.Archived && b.Due == nil && b.Hash == hash && e.sent[b.ID] {
 			return cloneBody(b), true
 		}
 	}

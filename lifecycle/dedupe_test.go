@@ -65,6 +65,14 @@ func TestVisibleCopy(t *testing.T) {
 		if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
 			t.Fatalf("%s: restore: %v", tt.name, probs)
 		}
+		for which, eng := range map[string]*Engine{"live": e, "restored": restored} {
+			for _, a := range tt.asks {
+				if b, ok := eng.VisibleCopy(a.skill, a.hash); ok {
+					t.Errorf("%s (%s): VisibleCopy(%q, %q) = %q before any request carried it", tt.name, which, a.skill, a.hash, b.ID)
+				}
+			}
+			carried(eng)
+		}
 		for _, a := range tt.asks {
 			for which, eng := range map[string]*Engine{"live": e, "restored": restored} {
 				b, ok := eng.VisibleCopy(a.skill, a.hash)
@@ -85,6 +93,7 @@ func TestVisibleCopy(t *testing.T) {
 func TestAlreadyLoadedChangesNothing(t *testing.T) {
 	e := New(testCatalog(), cfg(nil))
 	drive(t, e, runOf(load("t1", "eda"), load("t2", "model")))
+	carried(e)
 	before := e.State()
 	text, b, ds, ok := e.AlreadyLoaded("eda", "h-eda")
 	if !ok || b.ID != "t1" || len(ds) != 0 || !strings.Contains(text, "earlier in this conversation") {
@@ -105,6 +114,7 @@ func TestAlreadyLoadedRevivesDue(t *testing.T) {
 	if b, _ := e.LiveCopy("eda"); b.Due == nil {
 		t.Fatalf("eda is not due: %+v", b)
 	}
+	carried(e)
 	text, b, ds, ok := e.AlreadyLoaded("eda", "h-eda")
 	if !ok || b.ID != "t1" || len(ds) != 1 || ds[0].Action != ActUndue || !strings.Contains(text, `"eda" is already loaded`) {
 		t.Fatalf("AlreadyLoaded = %q, %+v, %v, %v", text, b, ds, ok)
@@ -118,5 +128,93 @@ func TestAlreadyLoadedRevivesDue(t *testing.T) {
 	}
 	if d := cmp.Diff(e.State(), restored.State()); d != "" {
 		t.Errorf("restored state differs (-live +restored):\n%s", d)
+	}
+}
+
+// carried tells e that a request carried every body it knows, as replay's
+// requests do (BeforeRequest without a listing), without its decisions.
+func carried(e *Engine) *Engine {
+	e.noteSent(Request{})
+	return e
+}
+
+// TestAlreadyLoadedOnlyWhatWasSent: a body counts as visible only once a
+// request carried it whole (issue 27, item 2). A skill tool load the
+// engine recorded whose result never reached the host's request (the
+// sidecar died or answered late) is not "already loaded", nor is a copy
+// restored from the records before the next request; a host that lists
+// the request's loads decides which are there.
+func TestAlreadyLoadedOnlyWhatWasSent(t *testing.T) {
+	mod := func(c *rules.Config) { c.MinKeep = 0; c.CacheAware.Enabled = false }
+	e := New(testCatalog(), cfg(mod))
+	recs := drive(t, e, runOf(load("t1", "eda")))
+	if _, _, _, ok := e.AlreadyLoaded("eda", "h-eda"); ok {
+		t.Fatal("recorded but never sent: answered already loaded")
+	}
+	// The host's next request does not carry t1 (its result was lost).
+	recs = append(recs, e.BeforeRequest(Request{Listed: []string{}})...)
+	if _, _, _, ok := e.AlreadyLoaded("eda", "h-eda"); ok {
+		t.Fatal("a request without the body: answered already loaded")
+	}
+	// The request after the retry carries it.
+	recs = append(recs, e.BeforeRequest(Request{Listed: []string{"t1"}})...)
+	if _, _, _, ok := e.AlreadyLoaded("eda", "h-eda"); !ok {
+		t.Fatal("carried by the last request: not already loaded")
+	}
+	restored := New(testCatalog(), cfg(mod))
+	if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	if _, _, _, ok := restored.AlreadyLoaded("eda", "h-eda"); ok {
+		t.Fatal("restored, before any request: answered already loaded")
+	}
+	restored.BeforeRequest(Request{Listed: []string{"t1"}})
+	if _, _, _, ok := restored.AlreadyLoaded("eda", "h-eda"); !ok {
+		t.Fatal("restored, carried by the next request: not already loaded")
+	}
+}
+
+// TestForget: a body forgotten (its load never reached the context) is
+// gone from the state, its files go back to the skill's live copy, and the
+// forget record makes a restore agree.
+func TestForget(t *testing.T) {
+	mod := func(c *rules.Config) { c.MinKeep = 0; c.CacheAware.Enabled = false; c.Enabled = false }
+	e := New(testCatalog(), cfg(mod))
+	recs := drive(t, e, runOf(load("t1", "eda")))
+	recs = append(recs, e.SkillLoaded(Load{ID: "t2", Skill: "eda", Kind: ByTool, Size: 10, Hash: "h-eda"})...)
+	recs = append(recs, e.ResourceRead(Resource{ID: "r1", Skill: "eda", Path: "references/a.md", Size: 5})...)
+	if b, _ := e.LiveCopy("eda"); b.ID != "t2" || len(b.Resources) != 1 {
+		t.Fatalf("before: live copy %+v", b)
+	}
+	ds := e.Forget("t2")
+	if len(ds) != 1 || ds[0].Action != ActForget || ds[0].ID != "t2" || ds[0].Skill != "eda" {
+		t.Fatalf("Forget = %+v", ds)
+	}
+	recs = append(recs, ds...)
+	if got := e.Forget("t2"); got != nil {
+		t.Errorf("forgetting twice: %+v", got)
+	}
+	b, _ := e.LiveCopy("eda")
+	if b.ID != "t1" || len(b.Resources) != 1 || b.Resources[0].ID != "r1" {
+		t.Errorf("after: live copy %+v, want t1 with r1", b)
+	}
+	if n := len(e.Bodies()); n != 1 {
+		t.Errorf("%d bodies after forget, want 1", n)
+	}
+	// A later load may use the id again.
+	if ds := e.SkillLoaded(Load{ID: "t2", Skill: "model", Kind: ByTool, Size: 10}); len(ds) == 0 {
+		t.Error("the forgotten id cannot be loaded again")
+	} else {
+		recs = append(recs, ds...)
+	}
+	restored := New(testCatalog(), cfg(mod))
+	if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	if d := cmp.Diff(e.State(), restored.State()); d != "" {
+		t.Errorf("restored state differs (-live +restored):\n%s", d)
+	}
+	if probs := New(testCatalog(), cfg(mod)).Restore([]Record{{V: RecordVersion, Action: ActForget, ID: "nope"}}); len(probs) != 1 {
+		t.Errorf("forget of an unknown body: problems %v", probs)
 	}
 }

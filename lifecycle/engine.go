@@ -36,6 +36,13 @@ type Engine struct {
 	requests int
 	deferred []rules.Timing
 
+	// sent holds the ids of the bodies the last request carried whole
+	// (not archived; for a host that lists them, among those it listed):
+	// only those count as visible for "already loaded" (VisibleCopy). nil
+	// before the first request and after a restore (not restored: the
+	// next request says).
+	sent map[string]bool
+
 	// life is what the session learned of the cache lifetime from the
 	// provider's usage; last what the previous request was, to read the
 	// usage reported for it (not restored: learned again).
@@ -73,6 +80,7 @@ func (e *Engine) reset() {
 	e.inRun = false
 	e.requests = 0
 	e.deferred = nil
+	e.sent = nil
 	e.last = lastRequest{}
 	e.mstate = models.State{}
 }
@@ -532,6 +540,45 @@ func (e *Engine) SetCatalog(cat Catalog) []Decision {
 	return nil
 }
 
+// Forget drops body id from the engine's state, as if it had never been
+// loaded: a load the host announced (a skill tool call, recorded when the
+// tool ran so that what it decides applies from the next request) whose
+// result never reached the context the host sends (the sidecar died or
+// answered late, the result was lost). The files that went with it go
+// to the skill's latest live copy, if any, else are left alone. The
+// decisions the load took (an older copy superseded, a model tier) stay:
+// the model loads the skill again when it needs it. An unknown id is
+// ignored.
+func (e *Engine) Forget(id string) []Decision {
+	i, ok := e.byID[id]
+	if !ok {
+		return nil
+	}
+	skill := e.bodies[i].Skill
+	e.forget(i)
+	return []Decision{{V: RecordVersion, Action: ActForget, ID: id, Skill: skill}}
+}
+
+func (e *Engine) forget(i int) {
+	b := e.bodies[i]
+	e.bodies = slices.Delete(e.bodies, i, i+1)
+	delete(e.byID, b.ID)
+	for id, j := range e.byID {
+		if j > i {
+			e.byID[id] = j - 1
+		}
+	}
+	delete(e.sent, b.ID)
+	for _, r := range b.Resources {
+		delete(e.byRes, r.ID)
+	}
+	if j := e.liveIndex(b.Skill); j >= 0 {
+		for _, r := range b.Resources {
+			e.attach(j, r)
+		}
+	}
+}
+
 // Archived returns what the host must replace now: body id → placeholder.
 func (e *Engine) Archived() map[string]string {
 	m := map[string]string{}
@@ -638,6 +685,13 @@ func (e *Engine) Restore(records []Record) []Problem {
 			if msg := e.restoreResource(r); msg != "" {
 				bad(i, "%s", msg)
 			}
+		case ActForget:
+			j, ok := e.byID[r.ID]
+			if !ok {
+				bad(i, "forget of body %q, which no earlier record loads", r.ID)
+				continue
+			}
+			e.forget(j)
 		case ActArchive, ActUnarchive:
 			j, ok := e.byID[r.ID]
 			if !ok {

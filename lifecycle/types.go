@@ -76,6 +76,7 @@ type Action string
 const (
 	ActLoad      Action = "load"      // a body was loaded (record only)
 	ActResource  Action = "resource"  // file ID of Skill now goes with body Of (record only)
+	ActForget    Action = "forget"    // body ID never reached the context: dropped (record only)
 	ActArchive   Action = "archive"   // replace body ID with Placeholder from now on
 	ActUnarchive Action = "unarchive" // stop replacing body ID
 	ActPin       Action = "pin"       // the user pinned Skill
@@ -239,6 +240,11 @@ type Request struct {
 	// the engine learns whether a pause left the cache cold
 	// (cacheAware.learnFromUsage). nil: not known.
 	PreviousUsage *rules.Usage `json:"previousUsage,omitempty"`
+	// Listed is, for a host that lists them (the sidecar's before_request),
+	// the ids of the loads the request carries: only a body among them
+	// counts as visible afterwards ("already loaded"). nil: the request
+	// carries every body the engine knows (replay, which loses none).
+	Listed []string `json:"listed"`
 }
 
 // BodyPosition is where one body sits in a request: Offset units before

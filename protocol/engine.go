@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
@@ -359,6 +361,22 @@ func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
 	}
 	c.s.mu.Lock()
 	var ds []lifecycle.Decision
+	// A load recorded at skill/load (or restored) that this request does
+	// not carry never reached the context: forgotten, with a record.
+	listed := make([]string, 0, len(p.Loads))
+	carried := make(map[string]bool, len(p.Loads))
+	for _, l := range p.Loads {
+		carried[l.ID] = true
+		if l.Kind != kindResource {
+			listed = append(listed, l.ID)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.s.pending)) {
+		if !carried[id] {
+			ds = append(ds, c.s.eng.Forget(id)...)
+		}
+	}
+	c.s.pending = nil
 	for _, l := range p.Loads {
 		if l.Kind == kindResource {
 			ds = append(ds, c.s.eng.ResourceRead(lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size})...)
@@ -367,6 +385,7 @@ func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
 		ds = append(ds, c.s.eng.SkillLoaded(lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash})...)
 	}
 	r := requestOf(p, c.s.eng.Archived())
+	r.Listed = listed
 	r.Cache = modelCache(c.s.init.Models, c.s.init.CurrentModel, c.s.init.CacheRetention)
 	ds = append(ds, c.s.eng.BeforeRequest(r)...)
 	archived := c.s.eng.Archived()
@@ -410,6 +429,18 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 		probs = append(probs, pr)
 	}
 	n := len(c.s.eng.Archived())
+	// The restored skill tool loads count as pending: the records say a
+	// load happened, not that its result reached the context (the sidecar
+	// may have died before answering). The next request says.
+	c.s.pending = nil
+	for _, b := range c.s.eng.Loaded() {
+		if b.Kind == lifecycle.ByTool {
+			if c.s.pending == nil {
+				c.s.pending = map[string]bool{}
+			}
+			c.s.pending[b.ID] = true
+		}
+	}
 	// The host restored its own model from the session: tell the engine
 	// which one is in use now.
 	var ds []lifecycle.Decision

@@ -51,10 +51,15 @@ type Server struct {
 	world world
 	eng   *lifecycle.Engine
 	watch *skillWatch // live re-index (reindex.go)
-	conn  *jsonrpc2.Conn
-	out   jsonrpc2.ObjectStream
-	exit  chan struct{}
-	once  sync.Once
+	// pending holds the loads the engine recorded at skill/load (or took
+	// back from the records at session/restore) that no before_request
+	// has listed yet: one the next request does not carry never reached
+	// the context and is forgotten there.
+	pending map[string]bool
+	conn    *jsonrpc2.Conn
+	out     jsonrpc2.ObjectStream
+	exit    chan struct{}
+	once    sync.Once
 }
 
 // NewServer returns a server ready to Serve.
@@ -337,8 +342,18 @@ func (c *call) skillLoad() (any, *jsonrpc2.Error) {
 		// The body is in the context from the tool result on: the engine
 		// learns of it now, so that what the load decides (archiving others
 		// mid-run, a model tier) applies from the next request.
+		// It stays pending until a request carries it: one that does not
+		// (the result was lost on its way to the host) forgets it.
 		c.s.mu.Lock()
 		ds := c.s.eng.SkillLoaded(lifecycle.Load{ID: p.CallID, Skill: res.Name, Size: int64(len(res.Text)), Kind: lifecycle.ByTool, Hash: res.Hash})
+		for _, d := range ds {
+			if d.Action == lifecycle.ActLoad && d.ID == p.CallID {
+				if c.s.pending == nil {
+					c.s.pending = map[string]bool{}
+				}
+				c.s.pending[p.CallID] = true
+			}
+		}
 		c.s.mu.Unlock()
 		c.emit(ds)
 	}

@@ -17,12 +17,24 @@ func TestDedupeStrategy(t *testing.T) {
 	load := func(id, skill, hash string) {
 		s.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: id, Skill: skill, Kind: lifecycle.ByTool, Size: 1000, Hash: hash}})
 	}
+	request := func() { s.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: &lifecycle.Request{}}) }
 	s.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
 	load("a1", "alpha", "h1")
 	if len(s.Archived()) != 0 {
 		t.Fatalf("archived after one load: %v", s.Archived())
 	}
-	load("a2", "alpha", "h1") // identical: already loaded
+	// Loaded again before a request carried the first copy (two calls
+	// in one response): the body is not above yet, so it is delivered;
+	// the older copy goes.
+	load("a0", "alpha", "h1")
+	if s.Deduped("a0") || s.Archived()["a1"] != rules.Placeholder("alpha") {
+		t.Fatalf("a repeat in the same response: deduped %v, archived %v", s.Deduped("a0"), s.Archived())
+	}
+	s = NewDedupeStrategy(lifecycle.New(lifecycle.Catalog{}, cfg))
+	s.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
+	load("a1", "alpha", "h1")
+	request()
+	load("a2", "alpha", "h1") // identical and sent: already loaded
 	arch := s.Archived()
 	if !s.Deduped("a2") || !strings.HasPrefix(arch["a2"], `Skill "alpha" is already loaded`) || len(arch) != 1 {
 		t.Fatalf("after a repeated load: deduped %v, archived %v", s.Deduped("a2"), arch)
@@ -34,6 +46,7 @@ func TestDedupeStrategy(t *testing.T) {
 	load("a2", "alpha", "h1")
 	// A changed file: delivered, and the older copy archived.
 	load("a3", "alpha", "h2")
+	request()
 	arch = s.Archived()
 	if s.Deduped("a3") || arch["a1"] != rules.Placeholder("alpha") || arch["a3"] != "" {
 		t.Errorf("after a changed load: %v", arch)
