@@ -593,6 +593,38 @@ function replaceSkillsSection(prompt: string, section: string): string | undefin
 
 // ---- Loads in the context -----------------------------------------------------
 
+// A tool result is known by the id the bridge gave it when the tool ran
+// (details.loadId), else by its tool call id. Tool call ids are the
+// provider's, and some providers reuse them ("call_0" for every call): the
+// bridge's id is unique on the branch, and stays the same from request to
+// request, across a sidecar restart (the records hold it) and a compaction
+// (it travels with the result). replay/detect.go resultID names results
+// the same way.
+function resultId(m: any): string {
+	const id = m?.details?.loadId;
+	return typeof id === "string" && id ? id : String(m?.toolCallId ?? "");
+}
+
+// LoadIds gives the results of the skill tool and of reads of skills'
+// files their ids: the tool call id, or "<id>#<n>" with the smallest n from
+// 2 that no result on the branch, nor a call of this process not yet
+// answered, has taken.
+class LoadIds {
+	private minted = new Set<string>();
+
+	mint(toolCallId: string, ctx: Ctx): string {
+		const base = String(toolCallId ?? "");
+		const taken = new Set(this.minted);
+		for (const e of safe(() => ctx?.sessionManager?.getBranch?.()) ?? []) {
+			if (e?.type === "message" && e.message?.role === "toolResult") taken.add(resultId(e.message));
+		}
+		let id = base;
+		for (let n = 2; taken.has(id); n++) id = `${base}#${n}`;
+		this.minted.add(id);
+		return id;
+	}
+}
+
 const SKILL_BLOCK = /^<skill name="([^"]+)" location="([^"]*)">\n[\s\S]*?\n<\/skill>/;
 const SKILL_CONTENT = /^<skill_content name="([^"]+)">/;
 const CONTENT_BLOCKS = /<skill_content name="([^"]+)">[\s\S]*?<\/skill_content>/g;
@@ -608,6 +640,15 @@ function reattachBlocks(m: any): { id: string; skill: string; start: number; tex
 		out.push({ id: `reattach:${cid}:${b[1]}`, skill: b[1], start: b.index ?? 0, text: b[0] });
 	}
 	return out;
+}
+
+// isSkillFile says whether the resolved path p is a skill's file: its
+// SKILL.md, or a file in the folder of a skill that is a SKILL.md.
+function isSkillFile(p: string, skills: HostSkill[]): boolean {
+	return skills.some((s) => {
+		const f = resolve(s.path);
+		return f === p || (basename(f) === "SKILL.md" && p.startsWith(dirname(f) + sep));
+	});
 }
 
 function resolvePath(p: string, cwd: string): string {
@@ -653,9 +694,19 @@ function findLoads(
 		if (basename(p) === "SKILL.md") folders.push({ dir: dirname(p) + sep, name: s.name });
 	}
 	folders.sort((a, b) => b.dir.length - a.dir.length);
-	const readArgs = new Map<string, any>();
+	// The read calls of the last assistant message, by tool call id, in
+	// call order (a provider may reuse an id; results follow their calls).
+	let readArgs = new Map<string, any[]>();
 	const loads: LoadRef[] = [];
 	const where = new Map<string, { msg: number; kind: LoadRef["kind"] }>();
+	// A result named in this context already (a session recorded before
+	// results carried their own id, with reused tool call ids) gets a
+	// "#n" name of its own, so two results never share one.
+	const nameOf = (m: any): string => {
+		const id = resultId(m);
+		if (!where.has(id)) return id;
+		for (let n = 2; ; n++) if (!where.has(`${id}#${n}`)) return `${id}#${n}`;
+	};
 	let offset = base;
 	let previous = 0; // where the last assistant message starts: the previous request's size
 	messages.forEach((m, i) => {
@@ -664,30 +715,37 @@ function findLoads(
 		if (!m) return;
 		if (m.role === "assistant") previous = at;
 		if (m.role === "assistant" && Array.isArray(m.content)) {
+			readArgs = new Map();
 			for (const c of m.content) {
-				if (c?.type === "toolCall" && c.name === "read") readArgs.set(c.id, c.arguments);
+				if (c?.type === "toolCall" && c.name === "read") readArgs.set(c.id, [...(readArgs.get(c.id) ?? []), c.arguments]);
+			}
+		} else if (m.role === "toolResult" && m.toolName === "read") {
+			// Taken in order whether or not the read failed.
+			const args = readArgs.get(m.toolCallId)?.shift();
+			if (m.isError) return;
+			const text = textOf(m.content);
+			const p = typeof args?.path === "string" && args.path ? resolvePath(args.path, cwd) : "";
+			const skill = p ? byPath.get(p) : undefined;
+			if (skill && args.offset === undefined && args.limit === undefined) {
+				const id = nameOf(m);
+				loads.push({ id, skill, kind: "read", size: text.length, offset: at });
+				where.set(id, { msg: i, kind: "read" });
+			} else if (p) {
+				const owner = folders.find((f) => p.startsWith(f.dir));
+				if (owner) {
+					const id = nameOf(m);
+					loads.push({ id, skill: owner.name, kind: "resource", path: String(args.path), size: text.length, offset: at });
+					where.set(id, { msg: i, kind: "resource" });
+				}
 			}
 		} else if (m.role === "toolResult" && !m.isError) {
 			const text = textOf(m.content);
 			if (m.toolName === TOOL_NAME) {
 				const skill = m.details?.skill ?? SKILL_CONTENT.exec(text)?.[1];
 				if (skill && SKILL_CONTENT.test(text)) {
-					loads.push({ id: m.toolCallId, skill, kind: "tool", size: text.length, hash: m.details?.hash, offset: at });
-					where.set(m.toolCallId, { msg: i, kind: "tool" });
-				}
-			} else if (m.toolName === "read") {
-				const args = readArgs.get(m.toolCallId);
-				const p = typeof args?.path === "string" && args.path ? resolvePath(args.path, cwd) : "";
-				const skill = p ? byPath.get(p) : undefined;
-				if (skill && args.offset === undefined && args.limit === undefined) {
-					loads.push({ id: m.toolCallId, skill, kind: "read", size: text.length, offset: at });
-					where.set(m.toolCallId, { msg: i, kind: "read" });
-				} else if (p) {
-					const owner = folders.find((f) => p.startsWith(f.dir));
-					if (owner) {
-						loads.push({ id: m.toolCallId, skill: owner.name, kind: "resource", path: String(args.path), size: text.length, offset: at });
-						where.set(m.toolCallId, { msg: i, kind: "resource" });
-					}
+					const id = nameOf(m);
+					loads.push({ id, skill, kind: "tool", size: text.length, hash: m.details?.hash, offset: at });
+					where.set(id, { msg: i, kind: "tool" });
 				}
 			}
 		} else if (m.role === "custom" && m.customType === REATTACH_TYPE) {
@@ -718,7 +776,7 @@ function visibleAfter(ctx: Ctx, firstKept: string | undefined): string[] {
 		if (!on && e?.id === firstKept) on = true;
 		if (!on) continue;
 		const m = e?.message;
-		if (e?.type === "message" && m?.role === "toolResult" && m.toolCallId) ids.push(m.toolCallId);
+		if (e?.type === "message" && m?.role === "toolResult" && m.toolCallId) ids.push(resultId(m));
 		else if (e?.type === "message" && m?.role === "user") {
 			const match = SKILL_BLOCK.exec(typeof m.content === "string" ? m.content : textOf(m.content));
 			if (match) ids.push(`user:${m.timestamp}:${match[1]}`);
@@ -789,6 +847,7 @@ function lastUsage(messages: any[]): { input: number; cacheRead: number; cacheWr
 
 export default function skillLifecycle(pi: Pi) {
 	const side = new Sidecar(pi);
+	const ids = new LoadIds();
 	let toolRegistered = false;
 	let lastRequest = 0;
 	let lastModel = "";
@@ -816,7 +875,10 @@ export default function skillLifecycle(pi: Pi) {
 			parameters: spec.parameters,
 			async execute(toolCallId: string, params: any, _signal: unknown, _onUpdate: unknown, ctx: Ctx) {
 				const name = String(params?.name ?? "");
-				const res = await side.request<SkillLoadResult>("skill/load", { name, callId: toolCallId }, ctx);
+				// Named before anything is awaited: parallel calls get their
+				// ids in call order.
+				const loadId = ids.mint(toolCallId, ctx);
+				const res = await side.request<SkillLoadResult>("skill/load", { name, callId: loadId }, ctx);
 				if (!res) {
 					const s = side.skills.find((k) => k.name === name);
 					throw new Error(
@@ -831,7 +893,7 @@ export default function skillLifecycle(pi: Pi) {
 				await side.modelSwitch.catch(() => undefined);
 				return {
 					content: [{ type: "text", text: res.text }],
-					details: { skill: res.name, hash: res.hash, baseDir: res.baseDir },
+					details: { skill: res.name, hash: res.hash, baseDir: res.baseDir, loadId },
 				};
 			},
 		});
@@ -969,6 +1031,16 @@ export default function skillLifecycle(pi: Pi) {
 			ctx,
 		);
 		if (res?.block) return { block: true, reason: res.reason };
+	});
+
+	// A read of a skill's file gets its own id in its result (resultId),
+	// whether or not the sidecar is up.
+	pi.on("tool_result", async (event: any, ctx: Ctx) => {
+		if (event?.toolName !== "read" || event.isError) return;
+		const p = typeof event.input?.path === "string" && event.input.path ? resolvePath(event.input.path, ctx.cwd) : "";
+		if (!p || !isSkillFile(p, side.skills)) return;
+		const details = event.details && typeof event.details === "object" && !Array.isArray(event.details) ? event.details : {};
+		return { details: { ...details, loadId: ids.mint(event.toolCallId, ctx) } };
 	});
 
 	pi.on("agent_start", async (_event: any, ctx: Ctx) => {

@@ -107,7 +107,7 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 	v.HeaderDelta = jsonLen(skills.BridgeListing(p.Listing)) - jsonLen(skills.PiListing(p.Listing, locs)) +
 		jsonLen("- "+skills.SkillToolName+": "+skills.SkillToolSnippet+"\n") + utf8.RuneCountInString(skillToolJSON())
 
-	rewritten := map[string]string{} // load id -> skill
+	rewritten := map[string]string{} // load id (of the result) -> skill
 	for e, ls := range info.loads {
 		var out []load
 		for _, l := range ls {
@@ -132,8 +132,18 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 			continue
 		}
 		var nm *session.Message
+		calls := info.calls[e] // the tool call blocks, in order
+		k := 0
 		for i, b := range m.Blocks {
-			if b.Type != "toolCall" || rewritten[b.ID] == "" {
+			if b.Type != "toolCall" {
+				continue
+			}
+			skill := ""
+			if k < len(calls) {
+				skill = rewritten[calls[k].Result]
+			}
+			k++
+			if skill == "" {
 				continue
 			}
 			if nm == nil {
@@ -141,7 +151,7 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 				c.Blocks = append([]session.Block(nil), m.Blocks...)
 				nm = &c
 			}
-			args, _ := json.Marshal(map[string]string{"name": rewritten[b.ID]})
+			args, _ := json.Marshal(map[string]string{"name": skill})
 			nm.Blocks[i].Name, nm.Blocks[i].Arguments = skills.SkillToolName, string(args)
 		}
 		if nm != nil {

@@ -342,3 +342,75 @@ func TestBridgeSize(t *testing.T) {
 		t.Errorf("bridgeBase of a small header = %d, want 0", got)
 	}
 }
+
+// TestReusedToolCallIDs (issue 27, item 3): a provider that returns the
+// same tool call id for every call. Replay names the loads as the bridge
+// does: by the id the bridge recorded (details.loadId), else, for a
+// session recorded without it, "<id>#<n>" for each repeat, so that two
+// loads never share a name and a placeholder replaces only its own result.
+func TestReusedToolCallIDs(t *testing.T) {
+	msg := func(id, parent, ts string, m string) string {
+		return `{"type":"message","id":"` + id + `","parentId":` + parent + `,"timestamp":"2026-01-01T00:00:0` + ts + `.000Z","message":` + m + `}`
+	}
+	read := func(skill string) string {
+		return `{"role":"assistant","content":[{"type":"toolCall","id":"call_0","name":"read","arguments":{"path":"/p/.agents/skills/` + skill + `/SKILL.md"}}],"provider":"fake","model":"a","stopReason":"toolUse"}`
+	}
+	call := func(skill string) string {
+		return `{"role":"assistant","content":[{"type":"toolCall","id":"call_0","name":"skill","arguments":{"name":"` + skill + `"}}],"provider":"fake","model":"a","stopReason":"toolUse"}`
+	}
+	result := func(tool, text, details string) string {
+		return `{"role":"toolResult","toolCallId":"call_0","toolName":"` + tool + `","content":[{"type":"text","text":"` + text + `"}],` + details + `"isError":false}`
+	}
+	user := `{"role":"user","content":[{"type":"text","text":"go"}]}`
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  []string // the load ids, in order
+	}{
+		{"recorded without the bridge", []string{
+			msg("u1", "null", "1", user),
+			msg("a1", `"u1"`, "2", read("alpha")), msg("r1", `"a1"`, "3", result("read", "ALPHA BODY", "")),
+			msg("a2", `"r1"`, "4", read("beta")), msg("r2", `"a2"`, "5", result("read", "BETA BODY", "")),
+			msg("a3", `"r2"`, "6", read("alpha")), msg("r3", `"a3"`, "7", result("read", "ALPHA BODY", "")),
+		}, []string{"call_0", "call_0#2", "call_0#3"}},
+		{"recorded with the bridge", []string{
+			msg("u1", "null", "1", user),
+			msg("a1", `"u1"`, "2", call("alpha")), msg("r1", `"a1"`, "3", result("skill", "<skill_content name=\\\"alpha\\\">ALPHA</skill_content>", `"details":{"skill":"alpha","loadId":"call_0"},`)),
+			msg("a2", `"r1"`, "4", call("beta")), msg("r2", `"a2"`, "5", result("skill", "<skill_content name=\\\"beta\\\">BETA</skill_content>", `"details":{"skill":"beta","loadId":"call_0#7"},`)),
+		}, []string{"call_0", "call_0#7"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := session.ReadFile(writeSession(t, append([]string{bHeader}, tc.lines...)...), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := NewRunner(Options{Prices: testPrices()})
+			b := r.newBranch(s.Branch(s.Leaf()), "/p")
+			var ids []string
+			var results []*session.Entry
+			for _, e := range b.br {
+				for _, l := range b.info.loads[e] {
+					ids = append(ids, l.ID)
+				}
+				if e.Message != nil && e.Message.Role == session.RoleToolResult {
+					results = append(results, e)
+				}
+			}
+			if d := cmp.Diff(tc.want, ids); d != "" {
+				t.Fatalf("load ids (-want +got):\n%s", d)
+			}
+			// Archiving the first load replaces its result only.
+			arch := map[string]string{tc.want[0]: "[gone]"}
+			for i, e := range results {
+				lm := llmMessage{cm: &session.ContextMessage{Entry: e, Kind: session.FromMessage, Message: e.Message}, key: e}
+				gone := strings.Contains(b.msgSegment(lm, arch, nil).seg.Text, "[gone]")
+				if gone != (i == 0) {
+					t.Errorf("result %d replaced: %v", i, gone)
+				}
+				if id := b.bodyID(lm); id != tc.want[i] {
+					t.Errorf("result %d: body id %q, want %q", i, id, tc.want[i])
+				}
+			}
+		})
+	}
+}

@@ -56,6 +56,16 @@ type pathInfo struct {
 	resources map[*session.Entry][]resource // at the tool result that carries the file
 	calls     map[*session.Entry][]*call    // tool calls of each assistant entry
 	folders   map[string][]string           // skill -> folders seen in loads
+	ids       map[*session.Entry]string     // the load id of each tool result entry (resultID)
+}
+
+// idOf is the load id of tool result m, of entry e on the branch (nil for
+// a message replay adds, known by its tool call id).
+func (info *pathInfo) idOf(e *session.Entry, m *session.Message) string {
+	if id, ok := info.ids[e]; ok && e != nil {
+		return id
+	}
+	return m.ToolCallID
 }
 
 // call is one tool call; the strings of its arguments are read when
@@ -66,6 +76,29 @@ type call struct {
 	strs     []string
 	parsed   bool
 	LoadOf   string // skill whose SKILL.md this call loads ("" if none)
+	Result   string // the load id of its result (idOf), once seen
+}
+
+// resultID names a tool result as the bridge does (extension/index.ts,
+// loadIdFor): by the id the bridge gave it (details.loadId) when it has
+// one; else a skill load or a read of a skill's file by its tool call id,
+// or, when an earlier result on the branch already has that name (a
+// provider that reuses tool call ids), by "<id>#<n>" with the smallest n
+// from 2 not yet taken; any other result by its tool call id. taken holds
+// the names of the results before it on the branch.
+func resultID(m *session.Message, counted bool, taken map[string]bool) string {
+	if m.LoadID != "" {
+		return m.LoadID
+	}
+	id := m.ToolCallID
+	if !counted || !taken[id] {
+		return id
+	}
+	for n := 2; ; n++ {
+		if c := id + "#" + strconv.Itoa(n); !taken[c] {
+			return c
+		}
+	}
 }
 
 func (c *call) strings() []string {
@@ -82,9 +115,16 @@ var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`
 // session's) resolves the relative paths of reads of skills' files.
 func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 	info := &pathInfo{loads: map[*session.Entry][]load{}, resources: map[*session.Entry][]resource{},
-		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}}
-	pending := map[string]load{}      // tool call id -> load awaiting its result
-	pendingRes := map[string]string{} // tool call id -> path of another file read
+		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}, ids: map[*session.Entry]string{}}
+	// The calls awaiting their results, by tool call id, in call order: a
+	// provider may reuse ids, and results come in the order of the calls.
+	type awaiting struct {
+		c    *call
+		load *load  // the load the result brings, if any
+		res  string // the path of another file read ("" if none)
+	}
+	pending := map[string][]awaiting{}
+	taken := map[string]bool{} // the load ids of the results so far
 	addFolder := func(skill, folder string) {
 		if folder == "" {
 			return
@@ -107,7 +147,8 @@ func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 				if b.Type != "toolCall" {
 					continue
 				}
-				c := call{ID: b.ID, Name: b.Name, Args: b.Arguments}
+				c := &call{ID: b.ID, Name: b.Name, Args: b.Arguments}
+				w := awaiting{c: c}
 				switch b.Name {
 				case "skill":
 					var a struct {
@@ -121,7 +162,7 @@ func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 					}
 					if p.known(name) {
 						c.LoadOf = name
-						pending[b.ID] = load{ID: b.ID, Skill: name, Kind: lifecycle.ByTool}
+						w.load = &load{Skill: name, Kind: lifecycle.ByTool}
 					}
 				case "read":
 					var a struct {
@@ -140,40 +181,51 @@ func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 						dir := path.Dir(fp)
 						if name := path.Base(dir); p.known(name) {
 							c.LoadOf = name
-							pending[b.ID] = load{ID: b.ID, Skill: name, Kind: lifecycle.ByRead, Folder: dir, Path: fp}
+							w.load = &load{Skill: name, Kind: lifecycle.ByRead, Folder: dir, Path: fp}
 						}
 					}
-					if _, ok := pending[b.ID]; !ok && fp != "" {
-						pendingRes[b.ID] = fp
+					if w.load == nil && fp != "" {
+						w.res = fp
 					}
 				}
-				info.calls[e] = append(info.calls[e], &c)
+				pending[b.ID] = append(pending[b.ID], w)
+				info.calls[e] = append(info.calls[e], c)
 			}
 		case session.RoleToolResult:
-			if fp, ok := pendingRes[m.ToolCallID]; ok {
-				delete(pendingRes, m.ToolCallID)
-				abs := fp
+			var w awaiting
+			if q := pending[m.ToolCallID]; len(q) > 0 {
+				w = q[0]
+				pending[m.ToolCallID] = q[1:]
+			}
+			var res *resource
+			if w.res != "" {
+				abs := w.res
 				if !path.IsAbs(abs) && cwd != "" {
 					abs = path.Join(cwd, abs)
 				}
 				if skill := info.owner(p, abs); skill != "" && !m.IsError {
-					t := toolResultText(m)
-					info.resources[e] = append(info.resources[e], resource{ID: m.ToolCallID, Skill: skill, Path: fp, Size: utf8.RuneCountInString(t)})
+					res = &resource{Skill: skill, Path: w.res, Size: utf8.RuneCountInString(toolResultText(m))}
 				}
-				continue
 			}
-			l, ok := pending[m.ToolCallID]
-			if !ok {
-				continue
+			isLoad := w.load != nil && !m.IsError
+			id := resultID(m, isLoad || res != nil, taken)
+			taken[id] = true
+			info.ids[e] = id
+			if w.c != nil {
+				w.c.Result = id
 			}
-			delete(pending, m.ToolCallID)
-			if m.IsError {
-				continue
+			switch {
+			case res != nil:
+				res.ID = id
+				info.resources[e] = append(info.resources[e], *res)
+			case isLoad:
+				l := *w.load
+				l.ID = id
+				l.Body = toolResultText(m)
+				l.Size = utf8.RuneCountInString(l.Body)
+				info.loads[e] = append(info.loads[e], l)
+				addFolder(l.Skill, l.Folder)
 			}
-			l.Body = toolResultText(m)
-			l.Size = utf8.RuneCountInString(l.Body)
-			info.loads[e] = append(info.loads[e], l)
-			addFolder(l.Skill, l.Folder)
 		case session.RoleUser:
 			if len(m.Blocks) == 0 || m.Blocks[0].Type != "text" {
 				continue

@@ -461,14 +461,14 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeVie
 				m = nm
 			}
 		case session.RoleToolResult:
-			bridged = bv.results[m.ToolCallID]
+			bridged = bv.results[b.info.idOf(e, m)]
 		}
 	}
 	ph := ""
 	if len(arch) > 0 {
 		switch m.Role {
 		case session.RoleToolResult:
-			ph = arch[m.ToolCallID]
+			ph = arch[b.info.idOf(e, m)]
 		case session.RoleUser:
 			if e != nil && lm.cm.Kind == session.FromMessage {
 				for _, l := range b.info.loads[e] {
@@ -506,13 +506,14 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeVie
 // /skill:name block.
 func (b *branch) bodyID(lm llmMessage) string {
 	m := lm.synth
+	var e *session.Entry
 	if lm.cm != nil {
-		m = lm.cm.Message
+		m, e = lm.cm.Message, lm.cm.Entry
 	}
 	switch m.Role {
 	case session.RoleToolResult:
-		if b.loadIDs[m.ToolCallID] {
-			return m.ToolCallID
+		if id := b.info.idOf(e, m); b.loadIDs[id] {
+			return id
 		}
 	case session.RoleUser:
 		if lm.cm != nil && lm.cm.Kind == session.FromMessage {

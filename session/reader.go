@@ -358,6 +358,13 @@ func messageFrom(f *fields) (*Message, error) {
 	if ts, ok := f.num("timestamp"); ok {
 		m.Timestamp = int64(ts)
 	}
+	// details is the tool's own: only a string loadId in an object is read,
+	// and nothing else in it is judged.
+	if dv, ok := f.v.get("details"); ok && dv.kind == jObj {
+		if id, ok := dv.get("loadId"); ok && id.kind == jStr {
+			m.LoadID = id.s
+		}
+	}
 	if n, ok := f.num("exitCode"); ok {
 		c := int(n)
 		m.ExitCode = &c

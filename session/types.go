@@ -93,6 +93,10 @@ type Message struct {
 	// toolResult
 	ToolCallID, ToolName string
 	IsError              bool
+	// LoadID is the id skill-lifecycle's bridge gave the result
+	// (details.loadId): the name of a skill load or of a skill file read,
+	// unique on the branch even when the provider reused tool call ids.
+	LoadID string
 
 	// assistant
 	API, Provider, Model string
