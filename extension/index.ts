@@ -164,6 +164,19 @@ class Sidecar {
 	private told = false;
 	private shown = new Set<string>(); // diagnostics already shown
 	private restarts: number[] = [];
+	// Backing off a sidecar that does not work: failures counts the events
+	// that failed (no answer, or the sidecar died) since the last answer;
+	// after a failed start, or a second failure in a row, startFailures
+	// counts up and the next start waits until nextStartAt (5 s, doubling
+	// to 60 s) and runs in the background, so a binary that hangs costs the
+	// first wait, not one per event. Any answer ends it.
+	private failures = 0;
+	private startFailures = 0;
+	private nextStartAt = 0;
+	private background = false; // the start in progress is not waited for
+	// The SKILL.md files the skill tool's fallback told the model to read
+	// (resolved paths): such a read is not blocked (once).
+	readable = new Set<string>();
 	init?: InitializeResult;
 	skills: HostSkill[] = [];
 	ctx?: Ctx;
@@ -200,12 +213,30 @@ class Sidecar {
 		this.ctx = ctx;
 		if (this.disabled) return Promise.resolve(false);
 		if (this.up) return Promise.resolve(true);
-		if (!this.starting) {
-			this.starting = this.doStart(ctx).finally(() => {
-				this.starting = undefined;
-			});
+		if (this.starting) return this.background ? Promise.resolve(false) : this.starting;
+		if (this.startFailures > 0) {
+			if (Date.now() < this.nextStartAt) return Promise.resolve(false);
+			this.background = true;
 		}
-		return this.starting;
+		this.starting = this.doStart(ctx).finally(() => {
+			this.starting = undefined;
+			this.background = false;
+		});
+		return this.background ? Promise.resolve(false) : this.starting;
+	}
+
+	// backOff delays the next start after a failed one (or a second failure
+	// in a row): 5 s, doubling up to 60 s.
+	private backOff() {
+		this.startFailures++;
+		this.nextStartAt = Date.now() + Math.min(60_000, 5_000 * 2 ** (this.startFailures - 1));
+	}
+
+	// answered notes that the sidecar answered an event: it works.
+	private answered() {
+		this.failures = 0;
+		this.startFailures = 0;
+		this.nextStartAt = 0;
 	}
 
 	private async doStart(ctx: Ctx): Promise<boolean> {
@@ -240,11 +271,23 @@ class Sidecar {
 			proc.once("error", (err) => reject(err));
 		});
 		spawnError.catch(() => undefined);
+		// How the process ended, for the message when it ends before
+		// answering initialize: its exit code or signal, and the last line
+		// it wrote on stderr.
+		let lastErr = "";
+		const ended = new Promise<string>((res) => {
+			proc.once("exit", (code, signal) => res(signal ? `was killed by ${signal}` : `exited with code ${code}`));
+		});
 		proc.on("exit", () => this.down(proc));
 		proc.stdin?.on("error", () => this.down(proc));
 		proc.stdout?.on("error", () => this.down(proc));
 		proc.stderr?.on("data", (d: Buffer) => {
 			if (process.env.SKILL_LIFECYCLE_DEBUG) process.stderr.write(`[skill-lifecycle] ${d}`);
+			const lines = String(d)
+				.split("\n")
+				.map((l) => l.trim())
+				.filter(Boolean);
+			if (lines.length) lastErr = lines[lines.length - 1].replace(/[\x00-\x1f\x7f]/g, "?").slice(0, 300);
 		});
 		// The sidecar must never keep Pi alive (print mode waits for its
 		// event loop to drain).
@@ -318,9 +361,21 @@ class Sidecar {
 				this.disabled = true;
 				this.tell(`could not start ${bin} (${err.code}); running without it.`, ctx);
 			} else {
-				this.tell(`the sidecar did not start (${msg}); running without it for now.`, ctx);
+				// A process that ended before answering is named with how it
+				// ended (its pipes may close a moment before it is reaped;
+				// the timer, referenced, keeps Pi alive until then, as the
+				// child itself no longer does).
+				const how = /no answer within/.test(msg)
+					? ""
+					: await Promise.race([ended, new Promise<string>((res) => setTimeout(() => res(""), 500))]);
+				if (how) {
+					this.tell(`${bin} ${how} before answering initialize${lastErr ? ` (its last words: ${lastErr})` : ""}; running without it for now.`, ctx);
+				} else {
+					this.tell(`the sidecar did not start (${msg}); running without it for now.`, ctx);
+				}
 			}
 			this.kill();
+			this.backOff();
 			return false;
 		}
 	}
@@ -347,9 +402,17 @@ class Sidecar {
 
 	// request sends one request; on any failure it resolves to undefined
 	// (the caller then behaves as without the extension) and arranges a
-	// restart. When the sidecar is found dead (not merely slow), it is
-	// restarted at once and the request sent again, once.
-	async request<T>(method: string, params: unknown, ctx?: Ctx, retried = false): Promise<T | undefined> {
+	// restart. When the sidecar is found dead (not merely slow), or with
+	// opts.retryLate also when it answered late, it is restarted at once
+	// and the request sent again, once. A JSON-RPC error from a live
+	// sidecar is reported to the user, or handed to opts.onError.
+	async request<T>(
+		method: string,
+		params: unknown,
+		ctx?: Ctx,
+		opts: { retryLate?: boolean; onError?: (message: string) => void } = {},
+		retried = false,
+	): Promise<T | undefined> {
 		if (ctx) this.ctx = ctx;
 		if (!this.up) {
 			if (this.disabled || !this.ctx) return undefined;
@@ -359,17 +422,26 @@ class Sidecar {
 		const conn = this.conn;
 		if (!conn) return undefined;
 		try {
-			return (await withTimeout(conn.sendRequest(method, params) as Promise<T>, timeoutMs(), method)) as T;
+			const res = (await withTimeout(conn.sendRequest(method, params) as Promise<T>, timeoutMs(), method)) as T;
+			this.answered();
+			return res;
 		} catch (err: any) {
 			if (typeof err?.code === "number" && this.conn === conn && this.up) {
-				// A JSON-RPC error from a live sidecar: report it, keep the sidecar.
-				this.say(`skill-lifecycle: ${method}: ${err.message}`, "warning");
+				// A JSON-RPC error from a live sidecar: report it, keep the
+				// sidecar. Its message already names the method.
+				this.answered();
+				const text = String(err.message ?? "");
+				if (opts.onError) opts.onError(text);
+				else this.say(`skill-lifecycle: ${text.startsWith(`${method}:`) ? text : `${method}: ${text}`}`, "warning");
 				return undefined;
 			}
 			const timedOut = /no answer within/.test(String(err?.message));
 			this.tell(`the sidecar failed on ${method} (${err?.message ?? err}); continuing without it for this event and restarting it.`);
 			this.kill();
-			if (!timedOut && !retried) return this.request<T>(method, params, ctx, true);
+			// Failing again before any answer: the sidecar does not work;
+			// back off.
+			if (++this.failures >= 2) this.backOff();
+			if (!retried && (!timedOut || opts.retryLate)) return this.request<T>(method, params, ctx, opts, true);
 			return undefined;
 		}
 	}
@@ -878,15 +950,20 @@ export default function skillLifecycle(pi: Pi) {
 				// Named before anything is awaited: parallel calls get their
 				// ids in call order.
 				const loadId = ids.mint(toolCallId, ctx);
-				const res = await side.request<SkillLoadResult>("skill/load", { name, callId: loadId }, ctx);
+				// A load that fails (no answer, the sidecar died, junk on the
+				// stream) is tried again once on a restarted sidecar.
+				const res = await side.request<SkillLoadResult>("skill/load", { name, callId: loadId }, ctx, { retryLate: true });
+				const s = side.skills.find((k) => k.name === name);
 				if (!res) {
-					const s = side.skills.find((k) => k.name === name);
-					throw new Error(
-						s
-							? `The skill tool is unavailable right now; read ${s.path} with the read tool instead.`
-							: `The skill tool is unavailable right now; read the skill's SKILL.md (see <available_skills>) with the read tool.`,
-					);
+					if (!s) {
+						throw new Error(`The skill tool is unavailable right now, and no skill named "${name}" is listed; see <available_skills>.`);
+					}
+					// The model reads the file instead: that read is served
+					// (never blocked) and counts as a load of the skill.
+					side.readable.add(resolve(s.path));
+					throw new Error(`The skill tool is unavailable right now; read ${s.path} with the read tool instead.`);
 				}
+				if (s) side.readable.delete(resolve(s.path));
 				if (!res.found) throw new Error(res.text);
 				// A model tier switch asked for by this load is made before
 				// the next request.
@@ -1025,6 +1102,11 @@ export default function skillLifecycle(pi: Pi) {
 		// Reads of SKILL.md are blocked only while the skill tool is offered:
 		// without it the model has no other way to load a skill.
 		if (!skillToolOffered()) return;
+		// The read the skill tool's fallback asked for is served.
+		if (event.toolName === "read" && typeof event.input?.path === "string") {
+			const p = resolvePath(event.input.path, ctx.cwd);
+			if (side.readable.delete(p)) return;
+		}
 		const res = await side.request<{ block: boolean; reason?: string }>(
 			"tool_call",
 			{ toolName: event.toolName, callId: event.toolCallId, input: event.input, cwd: ctx.cwd },
@@ -1104,7 +1186,20 @@ export default function skillLifecycle(pi: Pi) {
 			handler: async (args: string, ctx: Ctx) => {
 				side.ctx = ctx;
 				if (!side.available) await side.start(ctx);
-				const res = await side.request<{ text: string; level?: string }>("command", { name: c.name, args: args ?? "" }, ctx);
+				// A bad argument is the sidecar's answer, shown once:
+				// "command: args: unknown skill "x"" as "/skills-pin: unknown
+				// skill "x"".
+				let refused = "";
+				const res = await side.request<{ text: string; level?: string }>("command", { name: c.name, args: args ?? "" }, ctx, {
+					onError: (m) => {
+						refused = m.replace(/^command: /, "").replace(/^args: /, "");
+					},
+				});
+				if (refused) {
+					const usage = /^missing \((usage: .*)\)$/.exec(refused);
+					side.say(`skill-lifecycle: /${c.name}: ${usage ? `an argument is needed (${usage[1]})` : refused}`, "warning", ctx);
+					return;
+				}
 				if (!res) {
 					side.say(`skill-lifecycle: /${c.name} is unavailable (the sidecar is not running).`, "warning", ctx);
 					return;
