@@ -81,7 +81,11 @@ func scenarioSkillToolFallback(t *testing.T, pi PiInstall) {
 		t.Fatalf("provider got %d requests, want 4", len(reqs))
 	}
 	if r := reqs[3].LastToolResults(); len(r) != 1 || !strings.Contains(r[0].Text(), "TIDE-BODY-41c7") {
-		t.Errorf("the read the tool asked for was not served: %+v", r)
+		var got []string
+		for _, m := range r {
+			got = append(got, m.Text())
+		}
+		t.Errorf("the read the tool asked for was not served: %q", got)
 	}
 	// The read is a load of the skill (recorded by the restarted sidecar
 	// at the next request).

@@ -139,7 +139,18 @@ func (fm *faultModel) problem(format string, a ...any) {
 	fm.mu.Unlock()
 }
 
+// reply answers r; every tool call it makes has the id "call_0", as some
+// providers do, so that the loads' names (and the records restored by
+// them after each restart) are tested too.
 func (fm *faultModel) reply(r *Request) Reply {
+	rep := fm.decide(r)
+	for i := range rep.Calls {
+		rep.Calls[i].ID = "call_0"
+	}
+	return rep
+}
+
+func (fm *faultModel) decide(r *Request) Reply {
 	goal, ok := faultGoals[r.UserTurn]
 	if !ok {
 		return Say("Done.")
