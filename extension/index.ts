@@ -1120,7 +1120,7 @@ export default function skillLifecycle(pi: Pi) {
 	pi.on("tool_result", async (event: any, ctx: Ctx) => {
 		if (event?.toolName !== "read" || event.isError) return;
 		const p = typeof event.input?.path === "string" && event.input.path ? resolvePath(event.input.path, ctx.cwd) : "";
-		if (!p || !isSkillFile(p, side.skills)) return;
+		if (!p || !isSkillFile(p, side.skills.length ? side.skills : hostSkills(pi))) return;
 		const details = event.details && typeof event.details === "object" && !Array.isArray(event.details) ? event.details : {};
 		return { details: { ...details, loadId: ids.mint(event.toolCallId, ctx) } };
 	});
