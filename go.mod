@@ -6,5 +6,6 @@ require (
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/kljensen/snowball v0.10.0 // indirect
 	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
+	golang.org/x/text v0.44.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

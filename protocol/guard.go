@@ -9,12 +9,13 @@ import (
 )
 
 // checkToolCall decides whether a host tool call reads a skill's SKILL.md
-// in a way the skill tool should serve instead: a full `read` of the file,
-// or a bash command made only of commands that print files (cat, head,
-// tail, less, more, sed -n, nl, bat), with cd between them, at least one of
-// which prints a SKILL.md. A ranged read (offset or limit given) is served,
-// so that a body cut to fit a budget can be read on; other files of a skill
-// folder are never blocked.
+// in a way the skill tool should serve instead: a `read` that returns the
+// whole file (the path and the range resolved as Pi's read tool resolves
+// them, readpath.go), or a bash command made only of commands that print
+// files (cat, head, tail, less, more, sed -n, nl, bat), with cd between
+// them, at least one of which prints a SKILL.md. A ranged read that leaves
+// out some of the file's text is served, so that a body cut to fit a
+// budget can be read on; other files of a skill folder are never blocked.
 func (c *catalog) checkToolCall(p ToolCallParams, sessionCwd string) ToolCallResult {
 	cwd := p.Cwd
 	if cwd == "" {
@@ -22,19 +23,14 @@ func (c *catalog) checkToolCall(p ToolCallParams, sessionCwd string) ToolCallRes
 	}
 	switch p.ToolName {
 	case "read":
-		var in struct {
-			Path   string `json:"path"`
-			Offset *int   `json:"offset"`
-			Limit  *int   `json:"limit"`
-		}
-		if json.Unmarshal(p.Input, &in) != nil || in.Path == "" {
+		in, ok := parseReadArgs(p.Input)
+		if !ok {
 			return ToolCallResult{}
 		}
-		if (in.Offset != nil && *in.Offset > 1) || in.Limit != nil {
-			return ToolCallResult{}
-		}
-		if s, ok := c.skillFile(resolveHostPath(in.Path, cwd)); ok {
-			return blockFor(s, "read")
+		for _, file := range readTargets(in.path, cwd) {
+			if s, ok := c.skillFile(file); ok && readsWhole(file, in.offset, in.limit) {
+				return blockFor(s, "read")
+			}
 		}
 	case "bash":
 		var in struct {
@@ -59,9 +55,10 @@ func blockFor(s HostSkill, tool string) ToolCallResult {
 	}
 }
 
-// resolveHostPath turns a path argument as a host tool receives it into an
-// absolute path: a leading @ (some models add it) is dropped, ~ is the
-// home folder, and relative paths are taken from cwd.
+// resolveHostPath turns a path word of a bash command into an absolute
+// path: a leading @ (some models add it) is dropped, ~ is the home folder,
+// and relative paths are taken from cwd. (Reads resolve their path as
+// Pi's read tool does: readTargets.)
 func resolveHostPath(p, cwd string) string {
 	p = strings.TrimPrefix(strings.TrimSpace(p), "@")
 	if p == "~" || strings.HasPrefix(p, "~/") {

@@ -66,10 +66,15 @@ func (c *catalog) lookup(name string) (HostSkill, bool) {
 }
 
 // skillFile reports which visible skill's SKILL.md the absolute path p is,
-// comparing the path as given and with symlinks resolved.
+// comparing the path as given and with symlinks resolved. A path that is
+// not clean (Pi 0.73 opens an absolute path as written) is resolved as the
+// kernel resolves it: a ".." after a symbolic link leaves the link's
+// target, not the link's folder.
 func (c *catalog) skillFile(p string) (HostSkill, bool) {
-	p = filepath.Clean(p)
-	i, ok := c.byPath[p]
+	i, ok := 0, false
+	if p == filepath.Clean(p) {
+		i, ok = c.byPath[p]
+	}
 	if !ok {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
