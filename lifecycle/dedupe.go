@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // HashBody is the content hash the engine compares bodies by: SHA-256 of
@@ -43,7 +45,7 @@ func AlreadyLoadedText(skill string, b Body) string {
 	if b.Kind == ByReattach {
 		where = "in the skills re-attached after the conversation was compacted"
 	}
-	return fmt.Sprintf("Skill %q is already loaded: its instructions are above, %s, unchanged since. Follow them; no need to load it again.", skill, where)
+	return fmt.Sprintf("Skill \"%s\" is already loaded: its instructions are above, %s, unchanged since. Follow them; no need to load it again.", skills.ModelText(skill), where)
 }
 
 // AlreadyLoaded answers a skill tool call under the "already loaded"

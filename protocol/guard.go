@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // checkToolCall decides whether a host tool call reads a skill's SKILL.md
@@ -50,8 +52,8 @@ func blockFor(s HostSkill, tool string) ToolCallResult {
 	return ToolCallResult{
 		Block: true,
 		Skill: s.Name,
-		Reason: fmt.Sprintf("Blocked: %s is the SKILL.md of the skill %q. Load skills with the skill tool instead: call skill with name %q. "+
-			"The skill's other files (references, scripts, assets) can be read with %s as usual.", s.Path, s.Name, s.Name, tool),
+		Reason: fmt.Sprintf("Blocked: %s is the SKILL.md of the skill %s. Load skills with the skill tool instead: call skill with name %s. "+
+			"The skill's other files (references, scripts, assets) can be read with %s as usual.", skills.ModelText(s.Path), quoted(s.Name), quoted(s.Name), tool),
 	}
 }
 

@@ -20,11 +20,14 @@ type catalog struct {
 	skills []HostSkill    // in host order
 	byName map[string]int // name -> index in skills
 	byPath map[string]int // Path and its resolved form -> index
-	diags  []string       // problems found while indexing
+	// byShown maps a name as the model is shown it (ModelText), where that
+	// differs from the name and is no other skill's name, to its index.
+	byShown map[string]int
+	diags   []string // problems found while indexing
 }
 
 func newCatalog(list []HostSkill) *catalog {
-	c := &catalog{byName: map[string]int{}, byPath: map[string]int{}}
+	c := &catalog{byName: map[string]int{}, byPath: map[string]int{}, byShown: map[string]int{}}
 	for _, s := range list {
 		if s.Name == "" || s.Path == "" {
 			c.diags = append(c.diags, fmt.Sprintf("host skill %q with path %q ignored: name and path are required", s.Name, s.Path))
@@ -42,6 +45,13 @@ func newCatalog(list []HostSkill) *catalog {
 			c.byPath[real] = i
 		}
 	}
+	for i, s := range c.skills {
+		if shown := skills.ModelText(s.Name); shown != s.Name {
+			if _, taken := c.byName[shown]; !taken {
+				c.byShown[shown] = i
+			}
+		}
+	}
 	return c
 }
 
@@ -56,9 +66,13 @@ func (c *catalog) visible() []HostSkill {
 	return out
 }
 
-// lookup finds a model-visible skill by name.
+// lookup finds a model-visible skill by name: the name as the host gave
+// it, or as the model was shown it (ModelText) when that differs.
 func (c *catalog) lookup(name string) (HostSkill, bool) {
 	i, ok := c.byName[name]
+	if !ok {
+		i, ok = c.byShown[name]
+	}
 	if !ok || c.skills[i].DisableModelInvocation {
 		return HostSkill{}, false
 	}
@@ -156,7 +170,7 @@ func (c *catalog) loadSkill(name string) SkillLoadResult {
 	}
 	p, baseDir, err := readSkill(s)
 	if err != nil {
-		return SkillLoadResult{Found: false, Name: s.Name, Text: fmt.Sprintf("The skill %q could not be loaded: %v. %s", s.Name, err, c.availableText())}
+		return SkillLoadResult{Found: false, Name: s.Name, Text: fmt.Sprintf("The skill %s could not be loaded: %s. %s", quoted(s.Name), skills.ModelText(err.Error()), c.availableText())}
 	}
 	body := strings.TrimSpace(p.Body)
 	sum := sha256.Sum256([]byte(body))
@@ -180,12 +194,13 @@ func wrapSkill(name, body, baseDir string, files []string) string {
 func (c *catalog) unknownText(name string) string {
 	vis := c.visible()
 	if len(vis) == 0 {
-		return fmt.Sprintf("Unknown skill %q: no skills are available.", name)
+		return fmt.Sprintf("Unknown skill %s: no skills are available.", quoted(name))
 	}
-	return fmt.Sprintf("Unknown skill %q. %s", name, c.availableText())
+	return fmt.Sprintf("Unknown skill %s. %s", quoted(name), c.availableText())
 }
 
-// availableText lists the skills the tool can load, sorted by name.
+// availableText lists the skills the tool can load, sorted by name, as
+// ModelText.
 func (c *catalog) availableText() string {
 	vis := c.visible()
 	if len(vis) == 0 {
@@ -196,5 +211,13 @@ func (c *catalog) availableText() string {
 		names[i] = s.Name
 	}
 	sort.Strings(names)
+	for i, n := range names {
+		names[i] = skills.ModelText(n)
+	}
 	return "Available skills: " + strings.Join(names, ", ") + "."
 }
+
+// quoted is a name (or any skill text) in double quotes for a sentence the
+// model reads: ModelText, so it cannot close the quotes, open a tag or
+// start a line.
+func quoted(s string) string { return `"` + skills.ModelText(s) + `"` }

@@ -58,7 +58,7 @@ func TestBridgeRequests(t *testing.T) {
 			"</available_skills>"
 		bridge = "\n\n<available_skills>\n" +
 			"  <skill>\n    <name>alpha</name>\n    <description>Alpha things.</description>\n  </skill>\n" +
-			"  <skill>\n    <name>beta</name>\n    <description>Beta&apos;s.</description>\n  </skill>\n" +
+			"  <skill>\n    <name>beta</name>\n    <description>Beta's.</description>\n  </skill>\n" +
 			"</available_skills>"
 		toolLine = "- skill: Load a skill's instructions by name\n"
 		toolJSON = `,{"type":"function","function":{"name":"skill","description":"Load a skill's instructions (its SKILL.md body in a <skill_content> block, with its base directory and top-level files). Call it when a task matches a skill in <available_skills>, and again if its instructions were archived.","parameters":{"additionalProperties":false,"properties":{"name":{"description":"The skill's name, as listed in <available_skills>.","type":"string"}},"required":["name"],"type":"object"}}}`

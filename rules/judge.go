@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // Ranker ranks every installed skill for a text (relevance.Index does).
@@ -103,19 +104,25 @@ type Verdict struct {
 }
 
 // Placeholder is the text that stands in for an archived body of skill: it
-// names the skill and tells the model how to load it again.
+// names the skill and tells the model how to load it again. Skill text in
+// it is skills.ModelText, as everywhere the model reads it.
 func Placeholder(skill string) string {
-	return fmt.Sprintf("[skill-lifecycle: the instructions of skill %q were archived to save context. If you need them again, call the skill tool: skill(%q).]", skill, skill)
+	q := modelQuoted(skill)
+	return fmt.Sprintf("[skill-lifecycle: the instructions of skill %s were archived to save context. If you need them again, call the skill tool: skill(%s).]", q, q)
 }
 
 // ResourcePlaceholder is what replaces a file of skill's folder (at path,
 // as the model read it) archived with the skill's body.
 func ResourcePlaceholder(skill, path string) string {
 	if path == "" {
-		return fmt.Sprintf("[skill-lifecycle: a file of skill %q was archived with the skill's instructions to save context. If you need it again, read it again.]", skill)
+		return fmt.Sprintf("[skill-lifecycle: a file of skill %s was archived with the skill's instructions to save context. If you need it again, read it again.]", modelQuoted(skill))
 	}
-	return fmt.Sprintf("[skill-lifecycle: %s, a file of skill %q, was archived with the skill's instructions to save context. If you need it again, read it again.]", path, skill)
+	return fmt.Sprintf("[skill-lifecycle: %s, a file of skill %s, was archived with the skill's instructions to save context. If you need it again, read it again.]", skills.ModelText(path), modelQuoted(skill))
 }
+
+// modelQuoted is skill text in double quotes for the model (ModelText, so
+// it cannot close the quotes, open a tag or start a line).
+func modelQuoted(s string) string { return `"` + skills.ModelText(s) + `"` }
 
 // Superseded is the reason for archiving an older copy of a body when the
 // same skill was loaded again as newerID.

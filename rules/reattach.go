@@ -273,8 +273,8 @@ func lineCount(s string) int {
 // characters.
 func ReattachNote(skill, path string, fileLine int, shown, total int64) string {
 	return fmt.Sprintf("[skill-lifecycle: %s was cut to fit the re-attach budget after compaction: %d of %d characters shown. "+
-		"Read the rest with the read tool, path %q, offset %d; or call skill(%q) for the whole body.]",
-		skill, shown, total, path, fileLine, skill)
+		"Read the rest with the read tool, path %s, offset %d; or call skill(%s) for the whole body.]",
+		skills.ModelText(skill), shown, total, modelQuoted(path), fileLine, modelQuoted(skill))
 }
 
 // RuneCount is the size of s in characters, the unit of ReattachCandidate.Chars.

@@ -54,19 +54,16 @@ type ListedSkill struct {
 	Name, Description string
 }
 
-// bridgeEscaper escapes the five XML special characters as the bridge
-// does (an apostrophe becomes &apos;).
-var bridgeEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
-
 // BridgeListing renders the bridge's skills section: BridgeIntro, then each
-// skill's name and description, XML-escaped, in the order given. Locations
-// are left out: the model loads skills through the tool, which names the
-// base directory. With no skill there is no section ("").
+// skill's name and description (without surrounding white space) as
+// ModelText, in the order given. Locations are left out: the model loads
+// skills through the tool, which names the base directory. With no skill
+// there is no section ("").
 func BridgeListing(list []ListedSkill) string {
 	if len(list) == 0 {
 		return ""
 	}
-	return skillsXML(BridgeIntro+"\n\n", bridgeEscaper, list, nil, false)
+	return skillsXML(BridgeIntro+"\n\n", nil, list, nil, false)
 }
 
 // piListingIntro is what Pi 1.6 writes before its skill listing (the
@@ -91,16 +88,25 @@ func PiListing(list []ListedSkill, locations []string) string {
 
 // skillsXML writes intro and an <available_skills> block, one <skill> per
 // entry with its name, description and, with withLoc, its location, each
-// escaped with esc.
+// escaped with esc (Pi's own rendering), or as ModelText when esc is nil
+// (the bridge's).
 func skillsXML(intro string, esc *strings.Replacer, list []ListedSkill, locations []string, withLoc bool) string {
 	var b strings.Builder
 	b.WriteString(intro)
 	b.WriteString("<available_skills>\n")
 	for i, s := range list {
 		b.WriteString("  <skill>\n    <name>")
-		b.WriteString(esc.Replace(s.Name))
+		if esc == nil {
+			b.WriteString(ModelText(s.Name))
+		} else {
+			b.WriteString(esc.Replace(s.Name))
+		}
 		b.WriteString("</name>\n    <description>")
-		b.WriteString(esc.Replace(s.Description))
+		if esc == nil {
+			b.WriteString(ModelText(strings.TrimSpace(s.Description)))
+		} else {
+			b.WriteString(esc.Replace(s.Description))
+		}
 		b.WriteString("</description>\n")
 		if withLoc {
 			loc := ""
@@ -129,16 +135,26 @@ func EscapeWrapped(text string) string {
 
 // SkillContent renders the skill tool's answer: the body in a
 // <skill_content> block with the base directory and the top-level files.
+// The name, the base directory and each file name are ModelText, so none
+// can close the block or start a line of its own (a line break in a file's
+// name is listed as the two characters \n, and a forged "Base directory:"
+// stays on the files' line); the body only has the wrappers' tags
+// neutralised.
 func SkillContent(name, body, baseDir string, files []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<skill_content name=\"%s\">\n", bridgeEscaper.Replace(name))
+	fmt.Fprintf(&b, "<skill_content name=\"%s\">\n", ModelText(name))
 	b.WriteString(EscapeWrapped(body))
 	b.WriteString("\n\nBase directory: ")
-	b.WriteString(EscapeWrapped(baseDir))
+	b.WriteString(ModelText(baseDir))
 	b.WriteString("\nResolve relative paths in these instructions against the base directory.")
 	if len(files) > 0 {
 		b.WriteString("\nTop-level files: ")
-		b.WriteString(EscapeWrapped(strings.Join(files, ", ")))
+		for i, f := range files {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(ModelText(f))
+		}
 	}
 	b.WriteString("\n</skill_content>")
 	return b.String()
