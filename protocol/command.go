@@ -3,10 +3,12 @@ package protocol
 import (
 	"fmt"
 
-	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
-	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"sort"
 	"strings"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -59,7 +61,12 @@ func (c *call) command() (any, *jsonrpc2.Error) {
 		sort.Strings(names)
 		return nil, rpcError(CodeInvalidParams, "%s: name: unknown command %q (known: %s)", c.method, name, strings.Join(names, ", "))
 	}
-	return f(c, strings.TrimSpace(p.Args))
+	res, rerr := f(c, strings.TrimSpace(p.Args))
+	// The answer is shown on the user's terminal: the skill text in it was
+	// made visible piece by piece (skills.TerminalText); this catches any
+	// control character left, keeping the answer's own lines.
+	res.Text = skills.TerminalLines(res.Text)
+	return res, rerr
 }
 
 // cmdList answers /skills-list: every skill with its role, whether a body
@@ -110,13 +117,13 @@ func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
 			tags = append(tags, st)
 		}
 		if s.DisableModelInvocation {
-			tags = append(tags, "only through /skill:"+s.Name)
+			tags = append(tags, "only through /skill:"+skills.TerminalText(s.Name))
 		}
 		note := ""
 		if len(tags) > 0 {
 			note = " [" + strings.Join(tags, ", ") + "]"
 		}
-		fmt.Fprintf(&b, "- %s%s: %s\n", s.Name, note, truncate(oneLine(s.Description), 100))
+		fmt.Fprintf(&b, "- %s%s: %s\n", skills.TerminalText(s.Name), note, skills.TerminalText(truncate(oneLine(s.Description), 100)))
 	}
 	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
 }
@@ -146,7 +153,7 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 			fmt.Fprintf(&b, "  … %d more\n", len(rk.Results)-i)
 			break
 		}
-		fmt.Fprintf(&b, "  %d. %s %.2f (%s)\n", i+1, r.Skill, r.Score, strings.Join(r.Terms, ", "))
+		fmt.Fprintf(&b, "  %d. %s %.2f (%s)\n", i+1, skills.TerminalText(r.Skill), r.Score, skills.TerminalText(strings.Join(r.Terms, ", ")))
 	}
 	if l := eng.CacheLifetime().Describe(); l != "" {
 		fmt.Fprintf(&b, "Cache lifetime, from the provider's usage in this session: %s.\n", l)
@@ -167,7 +174,7 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 		if v.Keep {
 			verdict = "keep"
 		}
-		fmt.Fprintf(&b, "  - %s: %s (%s)\n", v.Skill, verdict, v.Reason.Text)
+		fmt.Fprintf(&b, "  - %s: %s (%s)\n", skills.TerminalText(v.Skill), verdict, skills.TerminalText(v.Reason.Text))
 	}
 	if def := eng.Deferred(); len(def) > 0 {
 		skillOf := map[string]string{}
@@ -176,7 +183,7 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 		}
 		b.WriteString("Due for archive, kept for now:\n")
 		for _, d := range def {
-			fmt.Fprintf(&b, "  - %s (%s): %s\n", skillOf[d.ID], d.ID, d.Text)
+			fmt.Fprintf(&b, "  - %s (%s): %s\n", skills.TerminalText(skillOf[d.ID]), skills.TerminalText(d.ID), skills.TerminalText(d.Text))
 		}
 	}
 	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
@@ -202,7 +209,7 @@ func (c *call) cmdPin(name string) (CommandResult, *jsonrpc2.Error) {
 	ds := c.s.eng.Pin(name)
 	c.s.mu.Unlock()
 	c.emit(ds)
-	text := fmt.Sprintf("%s is pinned: its body will not be archived.", name)
+	text := fmt.Sprintf("%s is pinned: its body will not be archived.", skills.TerminalText(name))
 	for _, d := range ds {
 		if d.Action == lifecycle.ActUnarchive {
 			text += " Its latest copy is restored from the next request."
@@ -220,7 +227,7 @@ func (c *call) cmdUnpin(name string) (CommandResult, *jsonrpc2.Error) {
 	ds := c.s.eng.Unpin(name)
 	c.s.mu.Unlock()
 	c.emit(ds)
-	return CommandResult{Text: fmt.Sprintf("%s is no longer pinned: its body may be archived when it stops being relevant.", name), Level: "info"}, nil
+	return CommandResult{Text: fmt.Sprintf("%s is no longer pinned: its body may be archived when it stops being relevant.", skills.TerminalText(name)), Level: "info"}, nil
 }
 
 func (c *call) cmdSwitch(on bool) (CommandResult, *jsonrpc2.Error) {
@@ -250,7 +257,7 @@ func (c *call) cmdReload(string) (CommandResult, *jsonrpc2.Error) {
 	text := fmt.Sprintf("Reloaded %d skills and the configuration.", n)
 	level := "info"
 	if len(w.diags) > 0 {
-		text += "\n" + strings.Join(w.diags, "\n")
+		text += "\n" + strings.Join(terminalLines(w.diags), "\n")
 		level = "warning"
 	}
 	return CommandResult{Text: text, Level: level}, nil
@@ -269,7 +276,7 @@ func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
 		c.emit(ds)
 		for _, d := range ds {
 			if d.Action == lifecycle.ActModelRestore && d.Model != nil {
-				return CommandResult{Text: d.Model.Message, Level: "info"}, nil
+				return CommandResult{Text: skills.TerminalText(d.Model.Message), Level: "info"}, nil
 			}
 		}
 		return CommandResult{Text: "No model switch to undo.", Level: "info"}, nil
@@ -296,9 +303,9 @@ func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
 		if ex.Switch {
 			verb = "switches to"
 		}
-		fmt.Fprintf(&b, "- %s: %s %s (%s)\n", s.Name, verb, ex.Model, ex.Cause.Reason)
+		fmt.Fprintf(&b, "- %s: %s %s (%s)\n", skills.TerminalText(s.Name), verb, skills.TerminalText(ex.Model.String()), skills.TerminalText(ex.Cause.Reason))
 		for _, r := range ex.Reports {
-			fmt.Fprintf(&b, "  ! %s\n", r)
+			fmt.Fprintf(&b, "  ! %s\n", skills.TerminalText(r))
 		}
 	}
 	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
@@ -306,4 +313,14 @@ func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// terminalLines is each of lines (diagnostics, one a line) made visible
+// for the terminal (skills.TerminalText).
+func terminalLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = skills.TerminalText(l)
+	}
+	return out
 }

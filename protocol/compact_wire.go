@@ -46,7 +46,7 @@ func (c *call) sessionCompact() (any, *jsonrpc2.Error) {
 	}
 	c.emit(ds)
 	if line := reattachSummary(res); line != "" {
-		_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "info", Message: line})
+		c.tell("info", line)
 	}
 	return res, nil
 }

@@ -274,10 +274,10 @@ func (c *call) emit(ds []lifecycle.Decision) {
 			}
 			_ = c.conn.Notify(c.ctx, NotifySetModel, SetModelParams{Provider: d.Model.Provider, ID: d.Model.Model, ThinkingLevel: string(d.Model.Thinking)})
 			if d.Model.Message != "" {
-				_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "info", Message: "skill-lifecycle: " + d.Model.Message})
+				c.tell("info", "skill-lifecycle: "+d.Model.Message)
 			}
 		case lifecycle.ActModelReport:
-			_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "warning", Message: "skill-lifecycle: " + d.Model.Message})
+			c.tell("warning", "skill-lifecycle: "+d.Model.Message)
 		}
 	}
 }
@@ -316,7 +316,7 @@ func (c *call) userPrompt() (any, *jsonrpc2.Error) {
 	ds := c.s.eng.UserPrompt(p.Text)
 	c.s.mu.Unlock()
 	if note != "" {
-		_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: "info", Message: note})
+		c.tell("info", note)
 	}
 	c.emit(ds)
 	return struct{}{}, nil

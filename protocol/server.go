@@ -11,6 +11,7 @@ import (
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -274,7 +275,7 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 		SystemPromptSection: systemPromptSection(c.s.cat.skills),
 		Tool:                toolSpec(),
 		Commands:            commandSpecs(),
-		Diagnostics:         diags,
+		Diagnostics:         terminalLines(diags),
 	}, nil
 }
 
@@ -302,7 +303,14 @@ func (c *call) skillsUpdate() (any, *jsonrpc2.Error) {
 	}
 	c.s.mu.Unlock()
 	c.emit(ds)
-	return SkillsUpdateResult{SystemPromptSection: systemPromptSection(cat.skills), Diagnostics: append(append([]string{}, cat.diags...), w.diags...)}, nil
+	return SkillsUpdateResult{SystemPromptSection: systemPromptSection(cat.skills), Diagnostics: terminalLines(append(append([]string{}, cat.diags...), w.diags...))}, nil
+}
+
+// tell sends the user a one-line message (host/notify), with the control
+// characters of any skill text in it made visible (skills.TerminalText):
+// the host shows it on the user's terminal.
+func (c *call) tell(level, msg string) {
+	_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: level, Message: skills.TerminalText(msg)})
 }
 
 func (c *call) catalog() *catalog {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // WriteTable prints the strategies' table, then one line per replayed
@@ -15,7 +17,7 @@ func WriteTable(w io.Writer, rep *Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "strategy\tcost USD\tcost %\tpeak ctx\tpeak %\treloads\torphan uses\tcomebacks\tarchives\trequests\tsessions\t")
 	for _, s := range rep.Strategies {
-		fmt.Fprintf(tw, "%s\t%.4f\t%.1f%%\t%d\t%.1f%%\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, s.CostUSD, s.CostPct,
+		fmt.Fprintf(tw, "%s\t%.4f\t%.1f%%\t%d\t%.1f%%\t%d\t%d\t%d\t%d\t%d\t%d\t\n", skills.TerminalText(s.Name), s.CostUSD, s.CostPct,
 			s.PeakContext, s.PeakPct, s.Reloads, s.OrphanUses, s.Comebacks, s.Archives, s.Requests, s.Sessions)
 	}
 	tw.Flush()
@@ -44,10 +46,7 @@ func WriteTable(w io.Writer, rep *Report) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "session\trequests\tcalibration\tprompt exact\tprompt ≤2%\tinput ≤2%\trecorded USD\tkeep-all USD\t")
 	for _, b := range rep.Branches {
-		name := filepath.Base(b.File)
-		if rep.AllBranches && b.Leaf != "" {
-			name += "@" + b.Leaf
-		}
+		name := branchName(rep, b)
 		ka := 0.0
 		if len(b.Strategies) > 0 {
 			ka = b.Strategies[0].CostUSD
@@ -63,29 +62,37 @@ func WriteTable(w io.Writer, rep *Report) {
 // decided and why, request by request (Options.Decisions).
 func WriteDecisions(w io.Writer, rep *Report) {
 	for _, b := range rep.Branches {
-		name := filepath.Base(b.File)
-		if rep.AllBranches && b.Leaf != "" {
-			name += "@" + b.Leaf
-		}
+		name := branchName(rep, b)
 		for _, s := range b.Strategies {
 			if len(s.Decisions) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s, %s:\n", name, s.Name)
+			fmt.Fprintf(w, "\n%s, %s:\n", name, skills.TerminalText(s.Name))
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			for _, d := range s.Decisions {
 				what := d.Skill
 				if what == "" {
 					what = d.ID
 				}
+				what = skills.TerminalText(what)
 				if d.Code != "" {
 					what += " (" + d.Code + ")"
 				}
-				fmt.Fprintf(tw, "  request %d\tturn %d\t%s\t%s\t%s\n", d.Request, d.Turn, d.Action, what, d.Text)
+				fmt.Fprintf(tw, "  request %d\tturn %d\t%s\t%s\t%s\n", d.Request, d.Turn, d.Action, what, skills.TerminalText(d.Text))
 			}
 			tw.Flush()
 		}
 	}
+}
+
+// branchName names a replayed branch on the terminal: its session file's
+// name (and leaf, with every branch replayed), as skills.TerminalText.
+func branchName(rep *Report, b BranchReport) string {
+	name := filepath.Base(b.File)
+	if rep.AllBranches && b.Leaf != "" {
+		name += "@" + b.Leaf
+	}
+	return skills.TerminalText(name)
 }
 
 func calText(c Calibration) string {

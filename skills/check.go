@@ -158,11 +158,13 @@ func Check(path string, mode Mode) []Result {
 	return results
 }
 
-// String formats a diagnostic as "path:line: severity: message [code]".
+// String formats a diagnostic as "path:line: severity: message [code]",
+// one line for a terminal: the path and the message (which may quote skill
+// text) as TerminalText.
 func (d Diagnostic) String() string {
-	loc := d.Path
+	loc := TerminalText(d.Path)
 	if d.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", d.Path, d.Line)
+		loc = fmt.Sprintf("%s:%d", loc, d.Line)
 	}
-	return fmt.Sprintf("%s: %s: %s [%s]", loc, d.Severity, d.Message, d.Code)
+	return fmt.Sprintf("%s: %s: %s [%s]", loc, d.Severity, TerminalText(d.Message), d.Code)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 func init() {
@@ -114,7 +115,7 @@ func writeRanking(w io.Writer, rep rankReport, minSignal float64, asJSON bool) e
 	if asJSON {
 		return json.NewEncoder(w).Encode(rep)
 	}
-	fmt.Fprintf(w, "prompt: %s\n", rep.Prompt)
+	fmt.Fprintf(w, "prompt: %s\n", skills.TerminalText(rep.Prompt))
 	if rep.Signal {
 		fmt.Fprintf(w, "signal: yes (best score %.2f >= %.2f)\n", rep.Best, minSignal)
 	} else {
@@ -127,7 +128,7 @@ func writeRanking(w io.Writer, rep rankReport, minSignal float64, asJSON bool) e
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RANK\tSKILL\tSCORE\tTERMS")
 	for i, r := range rep.Ranking {
-		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%s\n", i+1, r.Skill, r.Score, strings.Join(r.Terms, " "))
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%s\n", i+1, skills.TerminalText(r.Skill), r.Score, skills.TerminalText(strings.Join(r.Terms, " ")))
 	}
 	return tw.Flush()
 }

@@ -73,10 +73,10 @@ func writeLoaded(w io.Writer, rep loadedReport, asJSON bool) error {
 		return enc.Encode(rep)
 	}
 	if rep.Entry != "" {
-		fmt.Fprintf(w, "entry skill: %s (%s)\n", rep.Entry, rep.EntrySource)
+		fmt.Fprintf(w, "entry skill: %s (%s)\n", skills.TerminalText(rep.Entry), skills.TerminalText(rep.EntrySource))
 	}
 	if rep.Skipped != "" {
-		fmt.Fprintf(w, "prompt not judged: %s\n", rep.Skipped)
+		fmt.Fprintf(w, "prompt not judged: %s\n", skills.TerminalText(rep.Skipped))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, d := range rep.Decisions {
@@ -84,11 +84,11 @@ func writeLoaded(w io.Writer, rep loadedReport, asJSON bool) error {
 		if !d.Keep {
 			verb = "archive"
 		}
-		name := d.Skill
+		name := skills.TerminalText(d.Skill)
 		if !d.Installed {
 			name += " (not installed)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", verb, name, d.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", verb, name, skills.TerminalText(d.Reason))
 	}
 	return tw.Flush()
 }

@@ -78,12 +78,12 @@ func explainModel(stdout, stderr io.Writer, ss []skills.Skill, ranker rules.Rank
 	if rep.Switch {
 		verb = "switches to"
 	}
-	fmt.Fprintf(stdout, "skill %s %s %s: %s\n", rep.Skill, verb, model, rep.Cause.Reason)
+	fmt.Fprintf(stdout, "skill %s %s %s: %s\n", skills.TerminalText(rep.Skill), verb, skills.TerminalText(model), skills.TerminalText(rep.Cause.Reason))
 	for _, r := range rep.Reports {
-		fmt.Fprintf(stdout, "  report: %s\n", r)
+		fmt.Fprintf(stdout, "  report: %s\n", skills.TerminalText(fmt.Sprint(r)))
 	}
 	for _, c := range rep.Config {
-		fmt.Fprintf(stdout, "  config %s: %s\n", c.Key, c.Message)
+		fmt.Fprintf(stdout, "  config %s: %s\n", skills.TerminalText(c.Key), skills.TerminalText(c.Message))
 	}
 	return 0
 }

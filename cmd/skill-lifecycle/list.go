@@ -146,11 +146,11 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		if role != skills.RoleNone {
 			r = fmt.Sprintf("%s (%s)", role, from)
 		}
-		name := s.Name
+		name := skills.TerminalText(s.Name)
 		if s.DisableModelInvocation {
 			name += " (hidden)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, s.Source, r, s.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, skills.TerminalText(s.Source), r, skills.TerminalText(s.Path))
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "\n%d skills, %d diagnostics\n", len(cat.Skills), len(cat.Diagnostics))

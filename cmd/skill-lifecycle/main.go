@@ -68,7 +68,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	return c.run(args[1:], stdout, stderr)
+	// What the commands print may hold skill text: control characters are
+	// shown as escapes (terminalWriter). serve's standard output is the
+	// JSON-RPC stream, which the sidecar escapes itself where it speaks
+	// to the user.
+	errw := newTerminalWriter(stderr)
+	defer errw.Flush()
+	if c.name != "serve" {
+		outw := newTerminalWriter(stdout)
+		defer outw.Flush()
+		stdout = outw
+	}
+	return c.run(args[1:], stdout, errw)
 }
 
 // parseFlags parses a subcommand's flags. --help prints the usage on stdout

@@ -175,7 +175,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		done += sizes[file]
 		if progress {
 			el := time.Since(start).Seconds()
-			fmt.Fprintf(stderr, "\rreplay: %d/%d MB, %.0f MB/s   ", done>>20, total>>20, float64(done)/1e6/max(el, 1e-9))
+			fmt.Fprintf(unwrapWriter(stderr), "\rreplay: %d/%d MB, %.0f MB/s   ", done>>20, total>>20, float64(done)/1e6/max(el, 1e-9))
 		}
 	})
 	if progress {
@@ -183,7 +183,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	rep := r.Report()
 	for _, d := range rep.Diagnostics {
-		fmt.Fprintf(stderr, "replay: %s\n", d)
+		fmt.Fprintf(stderr, "replay: %s\n", skills.TerminalText(d.String()))
 	}
 	if *htmlFile != "" {
 		if err := os.WriteFile(*htmlFile, []byte(replay.HTML(rep)), 0o644); err != nil {
@@ -283,7 +283,7 @@ func isSessionFile(path string) bool {
 
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := unwrapWriter(w).(*os.File)
 	if !ok {
 		return false
 	}

@@ -83,9 +83,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			}
 			name := ""
 			if r.Skill != nil {
-				name = " (" + r.Skill.Name + ")"
+				name = " (" + skills.TerminalText(r.Skill.Name) + ")"
 			}
-			fmt.Fprintf(stdout, "%s %s%s\n", status, r.Path, name)
+			fmt.Fprintf(stdout, "%s %s%s\n", status, skills.TerminalText(r.Path), name)
 			for _, d := range r.Diagnostics {
 				fmt.Fprintf(stdout, "    %s\n", d)
 			}
