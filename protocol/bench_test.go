@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -67,5 +68,44 @@ func BenchmarkBeforeRequest(b *testing.B) {
 	}
 	if n := len(res.Archive); n > 30 {
 		b.Fatalf("archive lists %d ids for 30 loads", n)
+	}
+}
+
+// BenchmarkToolCallRead measures the read guard's decision for one read
+// call, 28 installed skills: a project file (the usual read, served), a
+// SKILL.md read whole (blocked) and one read on from line 40 (served,
+// which reads the file to see what the range leaves out).
+func BenchmarkToolCallRead(b *testing.B) {
+	root := b.TempDir()
+	var list []HostSkill
+	for i := range 28 {
+		name := fmt.Sprintf("skill-%02d", i)
+		p := writeSkill(b, root, name, "Work on the service, step "+name, strings.Repeat("Check the output.\n", 200), nil)
+		list = append(list, HostSkill{Name: name, Description: "d", Path: p})
+	}
+	project := filepath.Join(root, "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cat := newCatalog(list)
+	for _, bc := range []struct {
+		name, input string
+		block       bool
+	}{
+		{"project-file", `{"path":"main.go"}`, false},
+		{"skill-md-whole", `{"path":"` + list[7].Path + `"}`, true},
+		{"skill-md-read-on", `{"path":"` + list[7].Path + `","offset":40}`, false},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p := ToolCallParams{ToolName: "read", Input: []byte(bc.input)}
+			for b.Loop() {
+				if r := cat.checkToolCall(p, project); r.Block != bc.block {
+					b.Fatalf("block = %v, want %v", r.Block, bc.block)
+				}
+			}
+		})
 	}
 }

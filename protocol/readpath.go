@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -81,11 +82,16 @@ func readTargets(p, cwd string) []string {
 		home = ""
 	}
 	var out []string
-	if t, ok := resolvePi16(p, cwd, home); ok {
-		out = append(out, readVariant(t))
+	t16, ok := resolvePi16(p, cwd, home)
+	if ok {
+		out = append(out, readVariant(t16))
 	}
-	if t := readVariant(resolvePi073(p, cwd, home)); len(out) == 0 || t != out[0] {
-		out = append(out, t)
+	// Mostly both lines resolve to the same path: then also to the same
+	// variant.
+	if t073 := resolvePi073(p, cwd, home); !ok || t073 != t16 {
+		if t := readVariant(t073); len(out) == 0 || t != out[0] {
+			out = append(out, t)
+		}
 	}
 	return out
 }
@@ -327,23 +333,29 @@ func readsWhole(file string, offset, limit *float64) bool {
 	if !ok {
 		return false
 	}
-	lines := strings.Split(string(data), "\n")
-	n := len(lines)
+	// The lines as text.split("\n") makes them: n of them, the first and
+	// the last that hold more than white space.
+	n, first, last := 0, -1, -1
+	for rest := data; ; n++ {
+		line, after, more := bytes.Cut(rest, []byte{'\n'})
+		if len(bytes.TrimSpace(line)) > 0 {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		if !more {
+			n++
+			break
+		}
+		rest = after
+	}
 	if start >= float64(n) {
 		return false // "Offset N is beyond end of file"
 	}
 	from, to := int(start), n
 	if limit != nil {
 		to = sliceIndex(math.Min(start+*limit, float64(n)), n)
-	}
-	first, last := -1, -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
 	}
 	return first >= 0 && from <= first && to > last
 }
@@ -376,9 +388,20 @@ func readRegular(path string, max int64) ([]byte, bool) {
 	if err != nil || !st.Mode().IsRegular() || st.Size() > max {
 		return nil, false
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil || int64(len(data)) > max {
-		return nil, false
+	// Sized for the file as it is now, and one byte more to see it grow.
+	data := make([]byte, 0, st.Size()+1)
+	for int64(len(data)) <= max {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		k, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+k]
+		if err == io.EOF {
+			return data, true
+		}
+		if err != nil {
+			return nil, false
+		}
 	}
-	return data, true
+	return nil, false
 }

@@ -59,3 +59,30 @@ func TestTerminalWriterFlushesCutSequence(t *testing.T) {
 		t.Errorf("after Flush: %q", got)
 	}
 }
+
+// BenchmarkTerminalWriter: the cost of the filter on a command's output,
+// 1 MiB of JSON in 4 KiB writes, as replay --json writes a report (the
+// report is ASCII but for a few names; the raw-copy row is the baseline).
+func BenchmarkTerminalWriter(b *testing.B) {
+	line := []byte(`    {"skill": "write-sql-migration", "action": "archive", "text": "not relevant to the prompt: rank 7 of 28, café"},` + "\n")
+	data := bytes.Repeat(line, (1<<20)/len(line))
+	for _, bc := range []struct {
+		name string
+		wrap func(*bytes.Buffer) interface{ Write([]byte) (int, error) }
+	}{
+		{"raw-copy", func(w *bytes.Buffer) interface{ Write([]byte) (int, error) } { return w }},
+		{"terminal-writer", func(w *bytes.Buffer) interface{ Write([]byte) (int, error) } { return newTerminalWriter(w) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var out bytes.Buffer
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				out.Reset()
+				w := bc.wrap(&out)
+				for i := 0; i < len(data); i += 4096 {
+					w.Write(data[i:min(i+4096, len(data))])
+				}
+			}
+		})
+	}
+}
