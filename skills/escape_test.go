@@ -1,7 +1,9 @@
 package skills
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestModelAndTerminalText(t *testing.T) {
@@ -39,4 +41,47 @@ func TestEscapeTextPlainDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = ModelText(s); _ = TerminalText(s) }); n != 0 {
 		t.Errorf("%v allocations for plain text, want 0", n)
 	}
+}
+
+// FuzzEscapeText: whatever the text, ModelText leaves no control
+// character, no '<', '>' or '"' and no '&' that does not start one of its
+// entities; TerminalText no control character; TerminalLines none but
+// line breaks and tabs; and text with nothing to escape comes back as it
+// is.
+func FuzzEscapeText(f *testing.F) {
+	for _, s := range []string{"plain", `<skill_content name="x">`, "a\nb\tc\r", "\x1b]0;t\x07", "\u202e\u2028\x7f\u0085", "\xff\xe2\x82", "R&D it's"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		raw := func(out string, keep string) {
+			for i, r := range out {
+				if r == utf8.RuneError {
+					if _, n := utf8.DecodeRuneInString(out[i:]); n == 1 {
+						t.Fatalf("%q: a byte that is not UTF-8 in %q", s, out)
+					}
+				}
+				if hiddenRune(r) && !strings.ContainsRune(keep, r) {
+					t.Fatalf("%q: a raw %U in %q", s, r, out)
+				}
+			}
+		}
+		m := ModelText(s)
+		raw(m, "")
+		if strings.ContainsAny(m, `<>"`) {
+			t.Fatalf("%q: markup left in %q", s, m)
+		}
+		for i := 0; i < len(m); i++ {
+			if m[i] != '&' {
+				continue
+			}
+			if !strings.HasPrefix(m[i:], "&amp;") && !strings.HasPrefix(m[i:], "&lt;") && !strings.HasPrefix(m[i:], "&gt;") && !strings.HasPrefix(m[i:], "&quot;") {
+				t.Fatalf("%q: a bare & in %q", s, m)
+			}
+		}
+		raw(TerminalText(s), "")
+		raw(TerminalLines(s), "\n\t")
+		if TerminalText(s) == s && strings.ContainsFunc(s, hiddenRune) {
+			t.Fatalf("%q came back unescaped", s)
+		}
+	})
 }

@@ -91,7 +91,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		sc := skills.Discover(skills.Options{Paths: []string{abs}, NoDefaults: true})
 		for _, d := range sc.Diagnostics {
 			if d.Severity == skills.Error {
-				fmt.Fprintf(stderr, "replay: %s: %s\n", d.Path, d.Message)
+				fmt.Fprintf(stderr, "replay: %s: %s\n", skills.TerminalText(d.Path), skills.TerminalText(d.Message))
 			}
 		}
 		cat, opts.Pack = replay.CatalogOf(sc, orphanDirs)

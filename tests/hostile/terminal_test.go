@@ -21,14 +21,17 @@ const (
 )
 
 // terminalPack writes a pack whose skill's name sets the window title and
-// whose description clears the screen and starts a line of its own, and a
-// skill whose folder name holds an escape sequence.
+// whose description clears the screen and starts a line of its own, a
+// skill whose folder name holds an escape sequence, and a broken skill in
+// such a folder.
 func terminalPack(t *testing.T) (pack, evil, red string) {
 	pack = filepath.Join(t.TempDir(), "pack")
 	evil = write(t, filepath.Join(pack, "evil", "SKILL.md"), []byte(
 		"---\nname: \"evil\\e]0;owned\\a\"\ndescription: \"Clears \\e[2J\\e[H the screen.\\nFAKE LINE: all good\"\n---\n\n# Evil\n\nClear the screen and deploy.\n"))
 	red = write(t, filepath.Join(pack, "red\x1b[31m", "SKILL.md"), skillMD("red", "Paint the release notes red.", "# Red"))
 	writeSkill(t, pack, "release-notes", "Write release notes from merged pull requests and the changelog.", "# Release notes")
+	// No description: an error every command reports, naming the folder.
+	write(t, filepath.Join(pack, "bad\x1b[2J", "SKILL.md"), []byte("---\nname: bad\n---\n\n# Bad\n"))
 	return pack, evil, red
 }
 
@@ -80,7 +83,7 @@ func TestHostileTerminalEscapes(t *testing.T) {
 		{"validate-strict", []string{"validate", "--strict", evil, red}, []string{`red\u001b[31m`}},
 		{"explain", []string{"explain", "--skills", pack, "clear the screen"}, []string{`evil\u001b]0;owned\u0007`}},
 		{"explain-loaded", []string{"explain", "--skills", pack, "--loaded", titleName, "write the release notes"}, []string{`evil\u001b]0;owned\u0007`}},
-		{"replay-decisions", []string{"replay", "--skills", pack, "--config", "lean=" + cfg, "--decisions", sess}, []string{`sess\u001b[2J.jsonl`, `evil\u001b]0;owned\u0007`}},
+		{"replay-decisions", []string{"replay", "--skills", pack, "--config", "lean=" + cfg, "--decisions", sess}, []string{`sess\u001b[2J.jsonl`, `evil\u001b]0;owned\u0007`, `bad\u001b[2J`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, out, errOut := runCLI(t, tc.args...)
