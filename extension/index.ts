@@ -723,6 +723,39 @@ function isSkillFile(p: string, skills: HostSkill[]): boolean {
 	});
 }
 
+// modelText is the sidecar's skills.ModelText (skills/escape.go), for the
+// bridge's own answers to the model while the sidecar is down: <, > and "
+// escaped, and every control character (C0, C1, DEL, U+2028/9, the
+// bidirectional controls; a lone surrogate too) shown as an escape, so a
+// skill's name or path can neither open a tag nor start a line.
+function modelText(s: string): string {
+	let out = "";
+	for (const ch of String(s)) {
+		const c = ch.codePointAt(0) ?? 0;
+		if (ch === "<") out += "&lt;";
+		else if (ch === ">") out += "&gt;";
+		else if (ch === '"') out += "&quot;";
+		else if (ch === "\n") out += "\\n";
+		else if (ch === "\t") out += "\\t";
+		else if (ch === "\r") out += "\\r";
+		else if (
+			c < 0x20 ||
+			(c >= 0x7f && c <= 0x9f) ||
+			c === 0x2028 ||
+			c === 0x2029 ||
+			c === 0x061c ||
+			c === 0x200e ||
+			c === 0x200f ||
+			(c >= 0x202a && c <= 0x202e) ||
+			(c >= 0x2066 && c <= 0x2069) ||
+			(c >= 0xd800 && c <= 0xdfff)
+		)
+			out += "\\u" + c.toString(16).padStart(4, "0");
+		else out += ch;
+	}
+	return out;
+}
+
 function resolvePath(p: string, cwd: string): string {
 	let q = String(p ?? "").trim().replace(/^@/, "");
 	if (q === "~" || q.startsWith("~/")) q = join(homedir(), q.slice(1));
@@ -956,12 +989,12 @@ export default function skillLifecycle(pi: Pi) {
 				const s = side.skills.find((k) => k.name === name);
 				if (!res) {
 					if (!s) {
-						throw new Error(`The skill tool is unavailable right now, and no skill named "${name}" is listed; see <available_skills>.`);
+						throw new Error(`The skill tool is unavailable right now, and no skill named "${modelText(name)}" is listed; see <available_skills>.`);
 					}
 					// The model reads the file instead: that read is served
 					// (never blocked) and counts as a load of the skill.
 					side.readable.add(resolve(s.path));
-					throw new Error(`The skill tool is unavailable right now; read ${s.path} with the read tool instead.`);
+					throw new Error(`The skill tool is unavailable right now; read ${modelText(s.path)} with the read tool instead.`);
 				}
 				if (s) side.readable.delete(resolve(s.path));
 				if (!res.found) throw new Error(res.text);

