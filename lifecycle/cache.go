@@ -108,14 +108,21 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	if r.ChangedFrom > 0 {
 		cut = min(cut, r.ChangedFrom)
 	}
+	var at map[string]int64 // the earliest offset of each body in r
 	for _, d := range ds {
 		if d.Action != ActArchive {
 			continue
 		}
-		for _, p := range r.Bodies {
-			if p.ID == d.ID {
-				cut = min(cut, p.Offset)
+		if at == nil {
+			at = make(map[string]int64, len(r.Bodies))
+			for _, p := range r.Bodies {
+				if o, ok := at[p.ID]; !ok || p.Offset < o {
+					at[p.ID] = p.Offset
+				}
 			}
+		}
+		if o, ok := at[d.ID]; ok {
+			cut = min(cut, o)
 		}
 	}
 	e.last.judged, e.last.expect = true, float64(cut)/float64(r.Total)
@@ -269,6 +276,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 	}
 	var idx dueIndex
 	var gone []int
+	back := map[string]int{} // per skill, its first copy archived for good (comeback)
 	for _, i := range due {
 		b := e.bodies[i]
 		code, pin := b.Due.Reason.Code, e.PinOf(b.Skill)
@@ -278,7 +286,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 			continue
 		}
 		cd := rules.Candidate{ID: b.ID, Placeholder: inUnits(rules.Placeholder(b.Skill), cpu), Routed: routed,
-			Overdue: !routed && rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn)}
+			Overdue: !routed && rules.Overdue(cfg, b.Due.Run, turn, e.requests-b.Due.Request-1), Comeback: e.comeback(i, turn, back)}
 		if p, ok := pos[b.ID]; ok {
 			// The timing weighs the body alone: the files that go with
 			// it are a bonus it does not count (docs/cache-aware.md, "A
@@ -321,8 +329,9 @@ func inUnits(s string, cpu float64) int64 {
 // loaded again before; comebackLikely for a helper, a skill loaded more
 // than once, or a body dropped mid-run in the run that loaded it;
 // comebackBase otherwise, and for a copy of the entry skill that has
-// routed, which is weighed once per task.
-func (e *Engine) comeback(i, turn int) float64 {
+// routed, which is weighed once per task. back caches, per skill, the
+// index of its first copy archived other than as superseded (-1: none).
+func (e *Engine) comeback(i, turn int, back map[string]int) float64 {
 	cfg := e.cfg.CacheAware
 	b := e.bodies[i]
 	if b.Due != nil && b.Due.Reason.Code == rules.ArchiveSuperseded {
@@ -334,16 +343,21 @@ func (e *Engine) comeback(i, turn int) float64 {
 		// run whose copy was weighed is not weighed: Engine.routed).
 		return cfg.ComebackBase
 	}
-	copies := 0
-	for j, o := range e.bodies {
-		if o.Skill != b.Skill {
-			continue
+	first, ok := back[b.Skill]
+	if !ok {
+		first = -1
+		for _, j := range e.bySkill[b.Skill] {
+			if o := e.bodies[j]; o.Archived && (o.Reason == nil || o.Reason.Code != rules.ArchiveSuperseded) {
+				first = j
+				break
+			}
 		}
-		copies++
-		if j < i && o.Archived && (o.Reason == nil || o.Reason.Code != rules.ArchiveSuperseded) {
-			return 1
-		}
+		back[b.Skill] = first
 	}
+	if first >= 0 && first < i {
+		return 1
+	}
+	copies := len(e.bySkill[b.Skill])
 	p := cfg.ComebackBase
 	// A body that names this skill is no sign that it will be needed
 	// again: a router lists every skill and a stage points at the stages

@@ -293,7 +293,7 @@ func TestComebackEstimate(t *testing.T) {
 			if name, _ := e.Entry(); tc.entry && name != "triage" {
 				t.Fatalf("entry %q, want triage", name)
 			}
-			if got := e.comeback(e.byID[tc.id], tc.turn); got != tc.want {
+			if got := e.comeback(e.byID[tc.id], tc.turn, map[string]int{}); got != tc.want {
 				t.Errorf("comeback = %g, want %g", got, tc.want)
 			}
 		})

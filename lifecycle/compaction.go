@@ -151,8 +151,7 @@ func (e *Engine) Compacted(c Compaction, sent []Reattach) []Decision {
 			continue
 		}
 		b := Body{ID: id, Skill: r.Skill, Size: r.Chars, Kind: ByReattach, Hash: r.Hash, Run: run}
-		e.byID[id] = len(e.bodies)
-		e.bodies = append(e.bodies, b)
+		e.addBody(b)
 		text := "re-attached after compaction"
 		if r.Cut {
 			text = "re-attached after compaction, cut to fit the budget"

@@ -21,9 +21,14 @@ type Engine struct {
 	entry    string
 	entrySrc string
 
-	bodies  []Body
-	byID    map[string]int
-	byRes   map[string]bool // ids of the files tied to a body
+	bodies []Body
+	byID   map[string]int
+	byRes  map[string]bool // ids of the files tied to a body
+	// Per-skill lists of copies (copies.go).
+	bySkill map[string][]int
+	open    map[string][]int
+	holders map[string][]int
+	nlive   map[string]int
 	pins    map[string]bool
 	enabled *bool
 	topic   []string
@@ -73,6 +78,7 @@ func (e *Engine) reset() {
 	e.bodies = nil
 	e.byID = map[string]int{}
 	e.byRes = map[string]bool{}
+	e.reindex()
 	e.pins = map[string]bool{}
 	e.enabled = nil
 	e.topic = nil
@@ -183,34 +189,34 @@ func (e *Engine) rulesBody(b Body) rules.Body {
 	return rb
 }
 
-// live returns the indices of the live bodies, oldest first.
-func (e *Engine) live() []int {
-	var out []int
-	for i, b := range e.bodies {
-		if !b.Archived {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // judgeable returns the indices of the live bodies the rules judge, oldest
 // first: a superseded copy waiting for cache-aware archiving is not judged
 // again (only the latest copy of a skill is kept), nor a routed entry body
 // (the next request weighs it, once).
 func (e *Engine) judgeable() []int {
+	// The open lists hold every live copy not due as superseded (and
+	// archived copies, which are dropped here).
 	var out []int
-	for i, b := range e.bodies {
-		if !b.Archived && (b.Due == nil || (b.Due.Reason.Code != rules.ArchiveSuperseded && b.Due.Reason.Code != rules.ArchiveRouted)) {
-			out = append(out, i)
+	for skill, list := range e.open {
+		kept := slices.DeleteFunc(list, func(i int) bool { return e.bodies[i].Archived })
+		if len(kept) == 0 {
+			delete(e.open, skill)
+			continue
 		}
+		e.open[skill] = kept
+		out = append(out, kept...)
 	}
-	return out
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return slices.DeleteFunc(out, func(i int) bool {
+		b := e.bodies[i]
+		return b.Due != nil && (b.Due.Reason.Code == rules.ArchiveSuperseded || b.Due.Reason.Code == rules.ArchiveRouted)
+	})
 }
 
 func (e *Engine) archive(i int, r rules.Reason) Decision {
+	e.setArchived(i, true)
 	b := &e.bodies[i]
-	b.Archived = true
 	b.Due, b.Timing = nil, nil
 	rr := r
 	b.Reason = &rr
@@ -254,6 +260,9 @@ func (e *Engine) keepVerdict(i int, r rules.Reason) []Decision {
 
 func (e *Engine) undue(i int, r rules.Reason) Decision {
 	b := &e.bodies[i]
+	if supersededDue(*b) {
+		e.reopened(i)
+	}
 	b.Due = nil
 	rr := r
 	return Decision{V: RecordVersion, Action: ActUndue, ID: b.ID, Skill: b.Skill, Reason: &rr}
@@ -352,24 +361,25 @@ func (e *Engine) bodyLoaded(l Load) []Decision {
 		run = e.run + 1
 	}
 	b := Body{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash, Run: run}
-	e.byID[b.ID] = len(e.bodies)
-	e.bodies = append(e.bodies, b)
-	e.takeResources(len(e.bodies) - 1)
+	newest := e.addBody(b)
+	e.takeResources(newest)
 	ds := []Decision{{V: RecordVersion, Action: ActLoad, ID: b.ID, Skill: b.Skill, Size: b.Size, Kind: b.Kind, Hash: b.Hash, Run: b.Run}}
 	if !e.Enabled() {
 		return ds
 	}
-	newest := len(e.bodies) - 1
-	for _, i := range e.live() {
-		if i != newest && e.bodies[i].Skill == l.Skill {
-			r := rules.Superseded(l.Skill, l.ID)
-			if d := e.bodies[i].Due; d != nil && d.Reason.Code != rules.ArchiveSuperseded {
-				// Due for another reason: the newer copy supersedes it.
-				e.bodies[i].Due = nil
-			}
-			ds = append(ds, e.drop(i, r)...)
+	// The earlier live copies of the skill are superseded. Those already
+	// due as superseded are not in the open list: with cacheAware,
+	// dropping them again changes nothing.
+	for _, i := range e.listed(e.open[l.Skill], newest) {
+		r := rules.Superseded(l.Skill, l.ID)
+		if d := e.bodies[i].Due; d != nil && d.Reason.Code != rules.ArchiveSuperseded {
+			// Due for another reason: the newer copy supersedes it.
+			e.bodies[i].Due = nil
 		}
+		ds = append(ds, e.drop(i, r)...)
 	}
+	// Every earlier copy is now archived or due as superseded.
+	e.open[l.Skill] = append(e.open[l.Skill][:0], newest)
 	ds = append(ds, e.judgeOnLoad(b, l)...)
 	return append(ds, e.routed(l.Skill)...)
 }
@@ -416,8 +426,9 @@ func (e *Engine) routed(skill string) []Decision {
 		return nil
 	}
 	j := -1
-	for i, b := range e.bodies {
-		if b.Skill != e.entry || b.Run != e.run {
+	for _, i := range e.bySkill[e.entry] {
+		b := e.bodies[i]
+		if b.Run != e.run {
 			continue
 		}
 		if b.Routed {
@@ -475,8 +486,9 @@ func (e *Engine) Pin(skill string) []Decision {
 		}
 	}
 	if last >= 0 && e.bodies[last].Archived {
+		e.setArchived(last, false)
 		b := &e.bodies[last]
-		b.Archived, b.Reason, b.Placeholder, b.Timing = false, nil, "", nil
+		b.Reason, b.Placeholder, b.Timing = nil, "", nil
 		ds = append(ds, Decision{V: RecordVersion, Action: ActUnarchive, ID: b.ID, Skill: skill,
 			Resources: resourceChanges(b.Resources, false),
 			Reason:    &rules.Reason{Code: rules.KeepPinned, Text: "pinned with /skills-pin: the latest copy is restored"}})
@@ -529,6 +541,7 @@ func (e *Engine) SetConfig(cfg rules.Config) []Decision {
 	e.cfg = cfg.Clone()
 	e.resolveEntry()
 	e.parseModels()
+	e.reindex() // whether superseded copies wait for archive may have changed
 	return nil
 }
 
@@ -568,6 +581,7 @@ func (e *Engine) forget(i int) {
 			e.byID[id] = j - 1
 		}
 	}
+	e.reindex() // the per-skill lists hold indices
 	delete(e.sent, b.ID)
 	for _, r := range b.Resources {
 		delete(e.byRes, r.ID)
@@ -677,9 +691,7 @@ func (e *Engine) Restore(records []Record) []Problem {
 				bad(i, "body %q loaded twice; the second record is ignored", r.ID)
 				continue
 			}
-			e.byID[r.ID] = len(e.bodies)
-			e.bodies = append(e.bodies, Body{ID: r.ID, Skill: r.Skill, Size: r.Size, Kind: r.Kind, Hash: r.Hash, Run: r.Run})
-			e.takeResources(len(e.bodies) - 1)
+			e.takeResources(e.addBody(Body{ID: r.ID, Skill: r.Skill, Size: r.Size, Kind: r.Kind, Hash: r.Hash, Run: r.Run}))
 			e.run = max(e.run, r.Run-1)
 		case ActResource:
 			if msg := e.restoreResource(r); msg != "" {
@@ -698,12 +710,12 @@ func (e *Engine) Restore(records []Record) []Problem {
 				bad(i, "%s of body %q, which no earlier record loads", r.Action, r.ID)
 				continue
 			}
+			e.setArchived(j, r.Action == ActArchive)
 			b := &e.bodies[j]
 			if r.Action == ActUnarchive {
-				b.Archived, b.Reason, b.Placeholder, b.Timing = false, nil, "", nil
+				b.Reason, b.Placeholder, b.Timing = nil, "", nil
 				continue
 			}
-			b.Archived = true
 			b.Due = nil
 			b.Reason = nil
 			if r.Reason != nil {
@@ -784,6 +796,7 @@ func (e *Engine) Restore(records []Record) []Problem {
 		}
 	}
 	e.mstate.InRun = false
+	e.reindex()
 	return probs
 }
 

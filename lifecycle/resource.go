@@ -33,8 +33,12 @@ func (e *Engine) ResourceRead(r Resource) []Decision {
 
 // liveIndex is the index of the latest live copy of skill's body, or -1.
 func (e *Engine) liveIndex(skill string) int {
-	for i := len(e.bodies) - 1; i >= 0; i-- {
-		if b := e.bodies[i]; b.Skill == skill && !b.Archived {
+	if e.nlive[skill] == 0 {
+		return -1
+	}
+	list := e.bySkill[skill]
+	for k := len(list) - 1; k >= 0; k-- {
+		if i := list[k]; !e.bodies[i].Archived {
 			return i
 		}
 	}
@@ -42,7 +46,11 @@ func (e *Engine) liveIndex(skill string) int {
 }
 
 func (e *Engine) attach(i int, r Resource) {
-	e.bodies[i].Resources = append(e.bodies[i].Resources, r)
+	b := &e.bodies[i]
+	if len(b.Resources) == 0 {
+		e.holders[b.Skill] = append(e.holders[b.Skill], i)
+	}
+	b.Resources = append(b.Resources, r)
 	e.byRes[r.ID] = true
 }
 
@@ -51,15 +59,27 @@ func (e *Engine) attach(i int, r Resource) {
 // model works from now, and go only when the skill itself does.
 func (e *Engine) takeResources(i int) {
 	skill := e.bodies[i].Skill
-	for j := 0; j < i; j++ {
+	for _, j := range e.listed(e.holders[skill], i) {
 		o := &e.bodies[j]
-		if o.Skill != skill || o.Archived || len(o.Resources) == 0 {
+		if j > i || len(o.Resources) == 0 {
 			continue
 		}
-		for _, r := range o.Resources {
-			e.attach(i, r)
+		b := &e.bodies[i]
+		if len(b.Resources) == 0 {
+			// The list moves whole: moving it file by file made a
+			// skill loaded n times with a file each cost n² moves.
+			b.Resources = o.Resources
+		} else {
+			b.Resources = append(b.Resources, o.Resources...)
 		}
 		o.Resources = nil
+	}
+	// The earlier copies hold nothing now (an archived one keeps its files
+	// and comes back to the list when it is unarchived).
+	if len(e.bodies[i].Resources) > 0 {
+		e.holders[skill] = append(e.holders[skill][:0], i)
+	} else {
+		delete(e.holders, skill)
 	}
 }
 

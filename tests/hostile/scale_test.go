@@ -1,0 +1,100 @@
+package hostile
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/protocol"
+)
+
+// The cost of one call in proportion to its size (issue 27, item 7): what
+// a call allocates (runtime.MemStats.TotalAlloc) is compared between two
+// sizes, or with the size of its input. Requests are encoded before the
+// measure starts.
+
+// measured sends a prepared request and returns what the process
+// allocated until its response came, and the response.
+func measured(t *testing.T, s *served, id int, body string) (uint64, rpcMsg) {
+	t.Helper()
+	var resp rpcMsg
+	msg := frame([]byte(body))
+	grew := testio.Allocated(func() {
+		s.sendRaw(msg)
+		resp = s.waitID(id)
+	})
+	if resp.Error != nil {
+		t.Fatalf("error %d: %s", resp.Error.Code, resp.Error.Message)
+	}
+	return grew, resp
+}
+
+// manyLoads are n loads of one skill, each with a file of its folder read
+// after it, laid out one after the other in the request.
+func manyLoads(n int) []protocol.LoadRef {
+	out := make([]protocol.LoadRef, 0, 2*n)
+	off := int64(4000)
+	for i := range n {
+		out = append(out,
+			protocol.LoadRef{ID: fmt.Sprintf("call_%06d", i), Skill: "sql-migration", Kind: lifecycle.ByTool, Size: 6000, Hash: fmt.Sprintf("%064x", i), Offset: off},
+			protocol.LoadRef{ID: fmt.Sprintf("read_%06d", i), Skill: "sql-migration", Kind: "resource", Path: "/pack/sql-migration/notes.md", Size: 800, Offset: off + 6100})
+		off += 7000
+	}
+	return out
+}
+
+// TestHostileRPCManyLoadsLinear: a before_request that brings 3,000 loads
+// of one skill allocates about ten times what one with 300 does, not a
+// hundred times: each load walked every earlier body (to supersede the
+// live copies, and to move the files that go with them), and the files
+// moved one by one from copy to copy. The same for a session/restore of
+// their records. Before the fix the ratios were 69× and 93×.
+func TestHostileRPCManyLoadsLinear(t *testing.T) {
+	const small, large = 300, 3000
+	cost := map[string][2]uint64{}
+	for k, n := range []int{small, large} {
+		s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+		s.initialize(newPack(t))
+		s.ok(s.call(protocol.MethodRunStart, map[string]any{}), nil)
+		id, body := s.request(protocol.MethodBeforeRequest, protocol.BeforeRequestParams{SincePreviousMs: 1200, Loads: manyLoads(n), Total: int64(n)*7000 + 8000})
+		grew, resp := measured(t, s, id, body)
+		var br protocol.BeforeRequestResult
+		s.ok(resp, &br)
+		// Every copy but the latest is superseded; whether each goes now
+		// is the cache-aware timing's call, so only the bound is checked.
+		if len(br.Archive) > 2*n {
+			t.Fatalf("%d loads: %d replacements", n, len(br.Archive))
+		}
+		c := cost["before_request"]
+		c[k] = grew
+		cost["before_request"] = c
+
+		var recs []json.RawMessage
+		for i := range n {
+			call, read := fmt.Sprintf("call_%06d", i), fmt.Sprintf("read_%06d", i)
+			recs = append(recs,
+				json.RawMessage(fmt.Sprintf(`{"v":1,"action":"load","id":%q,"skill":"sql-migration","size":6000,"kind":"tool","run":1}`, call)),
+				json.RawMessage(fmt.Sprintf(`{"v":1,"action":"resource","id":%q,"skill":"sql-migration","of":%q,"path":"/pack/sql-migration/notes.md","size":800}`, read, call)))
+		}
+		id, body = s.request(protocol.MethodSessionRestore, map[string]any{"records": recs})
+		grew, resp = measured(t, s, id, body)
+		var rr protocol.SessionRestoreResult
+		s.ok(resp, &rr)
+		if rr.Restored != 2*n || len(rr.Problems) != 0 {
+			t.Fatalf("restore of %d records: restored %d, problems %v", 2*n, rr.Restored, rr.Problems[:min(3, len(rr.Problems))])
+		}
+		c = cost["session/restore"]
+		c[k] = grew
+		cost["session/restore"] = c
+	}
+	for _, m := range []string{"before_request", "session/restore"} {
+		c := cost[m]
+		ratio := float64(c[1]) / float64(c[0])
+		t.Logf("%s: %d loads %.1f MiB, %d loads %.1f MiB allocated: %.1f×", m, small, float64(c[0])/mib, large, float64(c[1])/mib, ratio)
+		if ratio > 20 {
+			t.Errorf("%s: ten times the loads allocated %.1f× as much, want at most 20× (linear)", m, ratio)
+		}
+	}
+}
