@@ -355,9 +355,14 @@ type queryTerm struct {
 }
 
 // queryTerms returns the distinct terms of text that the index holds,
-// sorted by text, and the number of distinct content stems in text.
+// sorted by text, and the number of distinct content stems in text, at
+// most maxQueryStems (where the damping q/(q+Damping) differs from 1 by
+// less than 1e-4).
 func (ix *Index) queryTerms(text string) ([]queryTerm, int) {
-	st := stemmer{}
+	// Words the index does not know are stemmed once per query: a long
+	// prompt repeats its words (issue 27: a 60 MB prompt). The cache is
+	// bounded, so a prompt of distinct words costs no more memory.
+	st := stemmer{cache: map[string]string{}, max: maxQueryCache}
 	var qs []queryTerm
 	found := make(map[int32]bool)
 	stems := make(map[string]bool)
@@ -389,7 +394,7 @@ func (ix *Index) queryTerms(text string) ([]queryTerm, int) {
 				id = -1
 			}
 		}
-		if !stems[stem] {
+		if len(stems) < maxQueryStems && !stems[stem] {
 			stems[strings.Clone(stem)] = true
 		}
 		if id >= 0 && !found[id] {

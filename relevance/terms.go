@@ -150,10 +150,19 @@ func scanWords(text string, fn func(w string, upper, brk bool)) {
 
 // stemmer turns a lower-cased word into its Snowball English stem. Words
 // outside the Latin script are kept as they are (the English stemmer would
-// only garble them). It memoises stems in a map when one is given.
+// only garble them). It memoises stems in a map when one is given, up to
+// max entries (0: no bound).
 type stemmer struct {
 	cache map[string]string
+	max   int
 }
+
+// Bounds of one query's work space: the stems it memoises, and the
+// distinct stems it counts.
+const (
+	maxQueryCache = 1 << 12
+	maxQueryStems = 1 << 14
+)
 
 func latin(w string) bool {
 	for i := 0; i < len(w); i++ {
@@ -182,7 +191,7 @@ func (s *stemmer) stem(w string) string {
 			st = w
 		}
 	}
-	if s.cache != nil {
+	if s.cache != nil && (s.max == 0 || len(s.cache) < s.max) {
 		w = strings.Clone(w)
 		if st == w {
 			st = w

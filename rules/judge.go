@@ -209,13 +209,27 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 		}
 	}
 
-	skip := promptSkip(c)
+	// The prompt's topic words, and its words for the keyword rules, are
+	// found once, and only when needed: a huge prompt costs a list of its
+	// words each time.
+	var topic []string
+	found := false
+	topicOf := func() []string {
+		if !found {
+			topic, found = TopicWords(c.Prompt), true
+		}
+		return topic
+	}
+	skip := promptSkip(c, topicOf)
 	if skip == nil {
 		out.Judged = true
-		out.Topic = TopicWords(c.Prompt)
+		out.Topic = topicOf()
 		if len(open) > 0 {
 			r := rank(c.Ranker, c.Prompt, cfg.MinSignal)
-			words := Words(c.Prompt)
+			var words []string
+			if rulesName(cfg.Rules, c.Bodies, open) {
+				words = Words(c.Prompt)
+			}
 			sts := standings(r, c.Bodies, open)
 			for _, i := range open {
 				out.Verdicts[i] = judgeRelevance(c.Bodies[i], sts[c.Bodies[i].Skill], cfg, r, words, "the prompt", "")
@@ -267,8 +281,22 @@ func Revives(code Code) bool {
 	return false
 }
 
-// promptSkip returns why the prompt is not judged, or nil.
-func promptSkip(c PromptCase) *Reason {
+// rulesName reports whether a keyword rule names the skill of one of the
+// bodies idx (only then are the prompt's words compared with keywords).
+func rulesName(rules []Rule, bodies []Body, idx []int) bool {
+	for _, r := range rules {
+		for _, i := range idx {
+			if r.SkillName == bodies[i].Skill {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// promptSkip returns why the prompt is not judged, or nil; topic returns
+// the prompt's TopicWords.
+func promptSkip(c PromptCase, topic func() []string) *Reason {
 	cfg := c.Config
 	if !cfg.SkipOnShortPrompts {
 		return nil
@@ -278,7 +306,7 @@ func promptSkip(c PromptCase) *Reason {
 		return &Reason{Code: KeepShort, Text: fmt.Sprintf("short follow-up (%d characters < minScorablePromptLength %d): not judged", n, cfg.MinScorablePromptLength)}
 	}
 	if c.Topic != nil {
-		ov := TopicOverlap(TopicWords(c.Prompt), c.Topic)
+		ov := TopicOverlap(topic(), c.Topic)
 		if ov > cfg.TopicChangeThreshold {
 			return &Reason{Code: KeepSameTopic, Score: ov, Text: fmt.Sprintf("same topic as the last judged prompt (word overlap %.2f > topicChangeThreshold %g): not judged", ov, cfg.TopicChangeThreshold)}
 		}
