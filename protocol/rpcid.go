@@ -3,7 +3,9 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -16,6 +18,12 @@ import (
 // message, keeps the id's JSON text as written, and puts that text back
 // into the response when it writes it. Every request id is replaced, string
 // ids included, so a host's id can never be taken for one of the codec's.
+//
+// The params of a request are kept aside in the same way: jsonrpc2 decodes
+// params into interface values and encodes them again, which cost about
+// ten times a message of 10 MB (issue 27, a huge user prompt). The codec
+// hands jsonrpc2 the request with "params": null and keeps the params as
+// written; the server takes them back by the request's id (takeParams).
 
 // idPrefix begins the ids the codec hands to jsonrpc2.
 const idPrefix = "skill-lifecycle/request/"
@@ -29,47 +37,81 @@ const maxPendingIDs = 1024
 // idTable maps the codec's ids to the JSON text of the host's ids. A nil
 // table leaves messages as they are.
 type idTable struct {
-	mu   sync.Mutex
-	next uint64                     // the number of the next id handed out
-	low  uint64                     // no entry below this number is kept
-	raw  map[uint64]json.RawMessage // pending requests: number -> id as written
+	mu     sync.Mutex
+	next   uint64                     // the number of the next id handed out
+	low    uint64                     // no entry below this number is kept
+	raw    map[uint64]json.RawMessage // pending requests: number -> id as written
+	params map[uint64]json.RawMessage // their params as written, until the server takes them
 }
 
 func newIDTable() *idTable {
-	return &idTable{raw: map[uint64]json.RawMessage{}}
+	return &idTable{raw: map[uint64]json.RawMessage{}, params: map[uint64]json.RawMessage{}}
 }
 
-// add keeps raw (a copy) and returns the string id, as JSON, that stands
-// for it.
-func (t *idTable) add(raw []byte) json.RawMessage {
+// add keeps raw (a copy) and params (as it is; nil for none) and returns
+// the string id, as JSON, that stands for them.
+func (t *idTable) add(raw, params []byte) json.RawMessage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for len(t.raw) >= maxPendingIDs {
 		delete(t.raw, t.low)
+		delete(t.params, t.low)
 		t.low++
 	}
 	n := t.next
 	t.next++
 	t.raw[n] = bytes.Clone(raw)
+	if params != nil {
+		t.params[n] = params
+	}
 	return json.RawMessage(strconv.Quote(idPrefix + strconv.FormatUint(n, 10)))
+}
+
+// number returns the number of the table's id s (without quotes).
+func number(s string) (uint64, bool) {
+	rest, found := strings.CutPrefix(s, idPrefix)
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(rest, 10, 64)
+	return n, err == nil
 }
 
 // take returns the host's id for sub (a JSON value), forgetting it; ok is
 // false when sub is not a pending id of the table.
 func (t *idTable) take(sub []byte) (raw json.RawMessage, ok bool) {
-	s, found := bytes.CutPrefix(sub, []byte(`"`+idPrefix))
-	if !found || len(s) < 2 || s[len(s)-1] != '"' {
+	if len(sub) < 2 || sub[0] != '"' || sub[len(sub)-1] != '"' {
 		return nil, false
 	}
-	n, err := strconv.ParseUint(string(s[:len(s)-1]), 10, 64)
-	if err != nil {
+	n, ok := number(string(sub[1 : len(sub)-1]))
+	if !ok {
 		return nil, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	raw, ok = t.raw[n]
 	delete(t.raw, n)
+	delete(t.params, n)
 	return raw, ok
+}
+
+// takeParams returns the params kept for the request whose id (the
+// table's, as jsonrpc2 decoded it) is id, forgetting them; ok is false
+// when none were kept: the request had no params, or did not come through
+// the table.
+func (t *idTable) takeParams(id string) (params json.RawMessage, ok bool) {
+	if t == nil {
+		return nil, false
+	}
+	n, ok := number(id)
+	if !ok {
+		return nil, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	params, ok = t.params[n]
+	delete(t.params, n)
+	return params, ok
 }
 
 // pending reports how many ids are kept (for tests).
@@ -80,7 +122,8 @@ func (t *idTable) pending() int {
 }
 
 // substitute replaces the id of the request in body, a valid JSON text, by
-// a new id of the table. It returns the body to decode, the new id (nil
+// a new id of the table, and its params by null, keeping them (a slice of
+// body) for takeParams. It returns the body to decode, the new id (nil
 // when none was made) and the id member as the host wrote it (nil when
 // body is not an object with an id). Only a request (an object with a
 // "method" member) whose id is a string, a number or null has its id
@@ -88,7 +131,7 @@ func (t *idTable) pending() int {
 // a boolean, is left for jsonrpc2 to handle or refuse. A notification has
 // no id and is returned as it is.
 func (t *idTable) substitute(body []byte) (out []byte, sub, raw json.RawMessage) {
-	var ids []span
+	var ids, params []span
 	method := false
 	if !topMembers(body, func(key string, v span) bool {
 		switch key {
@@ -96,6 +139,8 @@ func (t *idTable) substitute(body []byte) (out []byte, sub, raw json.RawMessage)
 			ids = append(ids, v)
 		case "method":
 			method = true
+		case "params":
+			params = append(params, v)
 		}
 		return true
 	}) || len(ids) == 0 {
@@ -106,13 +151,35 @@ func (t *idTable) substitute(body []byte) (out []byte, sub, raw json.RawMessage)
 	if t == nil || !method || !idTypeAllowed(raw) {
 		return body, nil, raw
 	}
-	sub = t.add(raw)
-	// Every id member is replaced, so that jsonrpc2 sees only the new id.
-	out = make([]byte, 0, len(body)+len(ids)*len(sub))
-	at := 0
+	var kept []byte
+	if len(params) > 0 {
+		p := params[len(params)-1] // the member jsonrpc2 would use
+		kept = body[p.start:p.end]
+	}
+	sub = t.add(raw, kept)
+	// Every id member is replaced, so that jsonrpc2 sees only the new id,
+	// and every params member, so that it decodes none.
+	type edit struct {
+		at   span
+		with []byte
+	}
+	var edits []edit
 	for _, v := range ids {
-		out = append(append(out, body[at:v.start]...), sub...)
-		at = v.end
+		edits = append(edits, edit{v, sub})
+	}
+	for _, v := range params {
+		edits = append(edits, edit{v, []byte("null")})
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.at.start - b.at.start })
+	size := len(body) + len(ids)*len(sub)
+	for _, v := range params {
+		size -= v.end - v.start
+	}
+	out = make([]byte, 0, size+len(params)*4)
+	at := 0
+	for _, e := range edits {
+		out = append(append(out, body[at:e.at.start]...), e.with...)
+		at = e.at.end
 	}
 	return append(out, body[at:]...), sub, raw
 }
@@ -123,7 +190,7 @@ func (t *idTable) errorID(raw json.RawMessage) json.RawMessage {
 	if t == nil || raw == nil {
 		return raw
 	}
-	return t.add(raw)
+	return t.add(raw, nil)
 }
 
 // restore puts the host's id back into data, a message the server writes,

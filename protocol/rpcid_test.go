@@ -228,8 +228,14 @@ func TestIDTable(t *testing.T) {
 	if string(raw) != `-1.50E+3` || tab.pending() != 1 {
 		t.Fatalf("raw %s, %d pending", raw, tab.pending())
 	}
-	if want := `{"id" : ` + string(sub) + ` ,"method":"x","params":{"id":7}}`; string(body) != want {
+	if want := `{"id" : ` + string(sub) + ` ,"method":"x","params":null}`; string(body) != want {
 		t.Errorf("substituted body %s, want %s", body, want)
+	}
+	if p, ok := tab.takeParams(strings.Trim(string(sub), `"`)); !ok || string(p) != `{"id":7}` {
+		t.Errorf("params kept aside: %s, %v", p, ok)
+	}
+	if _, ok := tab.takeParams(strings.Trim(string(sub), `"`)); ok {
+		t.Errorf("params taken twice")
 	}
 	out := tab.restore([]byte(`{"id":` + string(sub) + `,"result":{"id":` + string(sub) + `}}`))
 	if want := `{"id":-1.50E+3,"result":{"id":` + string(sub) + `}}`; string(out) != want {

@@ -59,6 +59,7 @@ type Server struct {
 	pending map[string]bool
 	conn    *jsonrpc2.Conn
 	out     jsonrpc2.ObjectStream
+	ids     *idTable // the codec's: the params of each request (rpcid.go)
 	exit    chan struct{}
 	once    sync.Once
 }
@@ -75,9 +76,11 @@ func NewServer(opts Options) *Server {
 // the stream ends, or ctx is cancelled. It returns nil after a clean
 // shutdown and exit, ErrExitWithoutShutdown otherwise.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	stream := jsonrpc2.NewBufferedStream(rwc, newFrameCodec(s.opts.MaxMessage))
+	codec := newFrameCodec(s.opts.MaxMessage)
+	stream := jsonrpc2.NewBufferedStream(rwc, codec)
 	s.mu.Lock()
 	s.out = stream
+	s.ids = codec.ids
 	s.mu.Unlock()
 	logger := s.opts.Log
 	if logger == nil {
@@ -161,7 +164,17 @@ func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) 
 func (s *Server) dispatch(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
 	s.mu.Lock()
 	state := s.state
+	ids := s.ids
 	s.mu.Unlock()
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	if req.ID.IsString {
+		if kept, ok := ids.takeParams(req.ID.Str); ok {
+			params = kept // as the host wrote them (the codec kept them aside)
+		}
+	}
 	h, known := handlers[req.Method]
 	switch {
 	case !known:
@@ -170,10 +183,6 @@ func (s *Server) dispatch(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 		return nil, rpcError(CodeShutDown, "%s after shutdown: the server only accepts exit now", req.Method)
 	case state == stateNew && req.Method != MethodInitialize:
 		return nil, rpcError(CodeNotInitialized, "%s before initialize: initialize must be the first call", req.Method)
-	}
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
 	}
 	call := &call{s: s, ctx: ctx, conn: conn, params: params, method: req.Method}
 	return h(call)

@@ -3,6 +3,8 @@ package hostile
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
@@ -96,5 +98,61 @@ func TestHostileRPCManyLoadsLinear(t *testing.T) {
 		if ratio > 20 {
 			t.Errorf("%s: ten times the loads allocated %.1f× as much, want at most 20× (linear)", m, ratio)
 		}
+	}
+}
+
+// TestHostileRPCHugePrompt: a user prompt of 4 MiB, judged against a loaded
+// body after a first prompt set the topic, allocates a small multiple of
+// its size: prose (few distinct words) at most 8×, a text of distinct words
+// (each one stemmed, and the most frequent kept as the topic) at most 16×.
+// Before the fix, 92× and 131×: the params went through jsonrpc2's
+// interface decoding and encoding, and the prompt was turned into runes
+// and listed word by word three times.
+func TestHostileRPCHugePrompt(t *testing.T) {
+	const size = 4 * mib
+	prose := func() string {
+		words := []string{"write", "a", "Postgres", "migration", "adding", "an", "index", "on", "the", "orders", "table", "with", "tests"}
+		var b strings.Builder
+		for i := 0; b.Len() < size; i++ {
+			b.WriteString(words[i%len(words)])
+			if i%7 == 0 {
+				b.WriteString(strconv.Itoa(i % 5000))
+			}
+			b.WriteByte(' ')
+		}
+		return b.String()[:size]
+	}
+	distinct := func() string {
+		var b strings.Builder
+		for i := 0; b.Len() < size-16; i++ {
+			b.WriteString("w" + strconv.FormatInt(int64(i), 36) + " ")
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name  string
+		text  func() string
+		bound float64
+	}{{"prose", prose, 8}, {"distinct-words", distinct, 16}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+			s.initialize(newPack(t))
+			s.ok(s.call(protocol.MethodUserPrompt, protocol.UserPromptParams{Text: "release notes for the changelog"}), nil)
+			loads := []protocol.LoadRef{{ID: "c1", Skill: "release-notes", Kind: "tool", Size: 400}, {ID: "c2", Skill: "go-tests", Kind: "tool", Size: 400}, {ID: "c3", Skill: "sql-migration", Kind: "tool", Size: 400}}
+			s.ok(s.call(protocol.MethodBeforeRequest, protocol.BeforeRequestParams{Loads: loads}), nil)
+			text := tc.text()
+			id, body := s.request(protocol.MethodUserPrompt, protocol.UserPromptParams{Text: text})
+			grew, _ := measured(t, s, id, body)
+			ratio := float64(grew) / float64(len(text))
+			t.Logf("a %.1f MiB prompt: %.1f MiB allocated (%.1f× the prompt)", float64(len(text))/mib, float64(grew)/mib, ratio)
+			if ratio > tc.bound {
+				t.Errorf("the prompt allocated %.1f× its size, want at most %g×", ratio, tc.bound)
+			}
+			// The judgement was made: the oldest body, not among the two
+			// most recent, was judged against the prompt.
+			if list := s.listText(); !strings.Contains(list, "release-notes") {
+				t.Errorf("/skills-list after the prompt:\n%s", list)
+			}
+		})
 	}
 }
