@@ -303,8 +303,12 @@ type State struct {
 	Models models.State `json:"models"`
 }
 
-// Problem is a record Restore could not use.
+// Problem is a record Restore could not use, or used only in part.
 type Problem struct {
 	Index   int    `json:"index"` // position in the records
 	Message string `json:"message"`
+	// Applied says the record was still applied, as far as the engine
+	// understands it (a record of a newer version); otherwise it was
+	// skipped.
+	Applied bool `json:"applied,omitempty"`
 }

@@ -131,7 +131,11 @@ type SessionRestoreParams struct {
 	RequestCount *int `json:"requestCount,omitempty"`
 }
 
-// SessionRestoreResult reports the restore.
+// SessionRestoreResult reports the restore. Restored is the number of
+// records applied, Problems names each record skipped or applied only in
+// part (Applied: a newer version, applied as far as understood), one
+// problem per record at most; so Restored is the number of records less
+// the problems not Applied.
 type SessionRestoreResult struct {
 	Restored int                 `json:"restored"`
 	Problems []lifecycle.Problem `json:"problems,omitempty"`
@@ -428,6 +432,12 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 		}
 		probs = append(probs, pr)
 	}
+	skipped := 0
+	for _, pr := range probs {
+		if !pr.Applied {
+			skipped++
+		}
+	}
 	n := len(c.s.eng.Archived())
 	// The restored skill tool loads count as pending: the records say a
 	// load happened, not that its result reached the context (the sidecar
@@ -449,7 +459,7 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 	}
 	c.s.mu.Unlock()
 	c.emit(ds)
-	return SessionRestoreResult{Restored: len(p.Records) - len(probs), Problems: probs, Archived: n}, nil
+	return SessionRestoreResult{Restored: len(p.Records) - skipped, Problems: probs, Archived: n}, nil
 }
 
 // requestOf describes the coming request to the engine. The host gives

@@ -147,6 +147,60 @@ func TestHostileRPCBadMessages(t *testing.T) {
 	}
 }
 
+// TestHostileRPCSessionRestoreCount: restored is the number of records
+// applied, never negative, and each record is named by one problem at
+// most (issue 27, item 11): a record of a newer version that is also
+// unusable was reported twice, so two such records out of five answered
+// restored: -1; one of a newer version that applies counts as restored,
+// with applied: true.
+func TestHostileRPCSessionRestoreCount(t *testing.T) {
+	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+	s.initialize(newPack(t))
+	records := []any{
+		map[string]any{"v": 1, "action": "load", "id": "c1", "skill": "go-tests", "size": 10, "kind": "tool", "run": 1},
+		map[string]any{"v": 99, "action": "archive", "id": "nope"},
+		map[string]any{"v": 99, "action": "pin", "skill": "go-tests"},
+		"garbage",
+		map[string]any{"v": 99, "action": "load"},
+	}
+	// As the host reads the result.
+	type problem struct {
+		Index   int    `json:"index"`
+		Message string `json:"message"`
+		Applied bool   `json:"applied"`
+	}
+	var r struct {
+		Restored int       `json:"restored"`
+		Problems []problem `json:"problems"`
+	}
+	s.ok(s.call(protocol.MethodSessionRestore, map[string]any{"records": records}), &r)
+	if r.Restored != 2 {
+		t.Errorf("restored %d, want 2 (the load and the pin)", r.Restored)
+	}
+	byIndex := map[int]problem{}
+	for _, p := range r.Problems {
+		if _, twice := byIndex[p.Index]; twice {
+			t.Errorf("record %d named twice: %+v", p.Index, r.Problems)
+		}
+		byIndex[p.Index] = p
+	}
+	for i, applied := range map[int]bool{1: false, 2: true, 3: false, 4: false} {
+		p, ok := byIndex[i]
+		if !ok || p.Applied != applied || p.Message == "" {
+			t.Errorf("record %d: problem %+v (found %v), want applied %v", i, p, ok, applied)
+		}
+	}
+	if len(byIndex) != 4 {
+		t.Errorf("problems %+v, want records 1 to 4", r.Problems)
+	}
+	if !strings.Contains(byIndex[1].Message, "newer") || !strings.Contains(byIndex[1].Message, `"nope"`) {
+		t.Errorf("problem of record 1 does not say both what is wrong and the version: %q", byIndex[1].Message)
+	}
+	if list := s.listText(); !strings.Contains(list, "go-tests") || !strings.Contains(list, "pinned") {
+		t.Errorf("the load and the pin were not restored:\n%s", list)
+	}
+}
+
 // TestHostileRPCSessionRestoreGarbage: records that are not decisions are
 // reported one by one.
 func TestHostileRPCSessionRestoreGarbage(t *testing.T) {
