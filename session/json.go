@@ -59,6 +59,9 @@ type jparser struct {
 	s   string
 	i   int
 	err error
+	// perr is the parser's own error value, worded only when asked: a
+	// file of junk lines costs no message a line (issue 27).
+	perr parseError
 	// scratch stacks: members are gathered here and copied into one
 	// exactly sized slice per object or array.
 	keys []string
@@ -89,8 +92,34 @@ func (p *jparser) parse(s string) (jval, error) {
 
 func (p *jparser) fail(msg string) {
 	if p.err == nil {
-		p.err = fmt.Errorf("%s at byte %d", msg, p.i+1)
+		p.perr = parseError{msg: msg, at: p.i + 1}
+		p.err = &p.perr
 	}
+}
+
+// failChar reports an unexpected character at the current position.
+func (p *jparser) failChar() {
+	if p.err == nil {
+		p.perr = parseError{char: true, c: p.s[p.i], at: p.i + 1}
+		p.err = &p.perr
+	}
+}
+
+// parseError is where and why parsing failed. The parser reuses it: its
+// text is valid until the next parse.
+type parseError struct {
+	msg  string
+	char bool // an unexpected character c
+	c    byte
+	at   int
+}
+
+func (e *parseError) Error() string {
+	msg := e.msg
+	if e.char {
+		msg = fmt.Sprintf("unexpected character %q", e.c)
+	}
+	return fmt.Sprintf("%s at byte %d", msg, e.at)
 }
 
 func (p *jparser) ws() {
@@ -139,7 +168,7 @@ func (p *jparser) value1(depth int) jval {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.num()
 	}
-	p.fail(fmt.Sprintf("unexpected character %q", p.s[p.i]))
+	p.failChar()
 	return jval{}
 }
 

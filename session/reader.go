@@ -15,9 +15,22 @@ import (
 // skipped; reading goes on.
 const DefaultMaxLine = 64 << 20
 
+// DefaultMaxDiagnostics is how many diagnostics a session keeps (the
+// first ones met); the others are only counted (Session.DiagnosticCount).
+const DefaultMaxDiagnostics = 10
+
 // Options tune reading. The zero value is ready to use.
 type Options struct {
 	MaxLine int // 0 means DefaultMaxLine
+	// MaxDiagnostics is how many diagnostics are kept; 0 means
+	// DefaultMaxDiagnostics, a negative value keeps them all.
+	MaxDiagnostics int
+	// RequireHeader reads a file only when its first JSON line (blank and
+	// unparsable lines before it are passed over, as Pi does) is a session
+	// header, an object with type "session" and a string id: what Pi
+	// requires of a session file. Otherwise reading stops there and
+	// Session.NotSession says why.
+	RequireHeader bool
 }
 
 // ReadFile reads one session file. The error is only for I/O failures;
@@ -39,6 +52,10 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 		max = opts.MaxLine
 	}
 	s := &Session{Path: name}
+	if opts != nil {
+		s.maxDiags = opts.MaxDiagnostics
+	}
+	requireHeader := opts != nil && opts.RequireHeader
 	lr := lineReader{r: bufio.NewReaderSize(r, 256<<10), max: max}
 	var jp jparser
 	var (
@@ -65,18 +82,25 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 			continue
 		}
 		v, err := jp.parse(line)
+		if requireHeader && !sawFirst && err == nil && v.kind != jObj {
+			s.NotSession = fmt.Sprintf("line %d, its first JSON line, is not a session header: a JSON %s, not an object", lr.line, v.kind)
+			return s, nil
+		}
 		if err != nil || v.kind != jObj {
-			code, msg := CodeBadJSON, "not a JSON object, line skipped"
-			if err != nil {
-				msg = "not valid JSON, line skipped: " + err.Error()
-			}
-			if eof && lr.noNewline {
-				code, msg = CodeTruncated, "last line is cut short, skipped"
+			switch {
+			case s.full():
+				s.DiagnosticCount++ // counted, not worded
+			case eof && lr.noNewline:
+				msg := "last line is cut short, skipped"
 				if err != nil {
 					msg += ": " + err.Error()
 				}
+				s.diag(lr.line, CodeTruncated, msg)
+			case err != nil:
+				s.diag(lr.line, CodeBadJSON, "not valid JSON, line skipped: "+err.Error())
+			default:
+				s.diag(lr.line, CodeBadJSON, "not a JSON object, line skipped")
 			}
-			s.diag(lr.line, code, msg)
 			if eof {
 				break
 			}
@@ -84,6 +108,21 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 		}
 		f := fields{v: &v}
 		typ := f.str("type")
+		if requireHeader && !sawFirst {
+			if id, ok := v.get("id"); typ != "session" || !ok || id.kind != jStr {
+				s.NotSession = fmt.Sprintf("line %d, its first JSON line, is not a session header (an object with type \"session\" and a string id)", lr.line)
+				return s, nil
+			}
+		}
+		if _, ok := v.get("type"); !ok {
+			// Every entry Pi writes has a type: an object without one
+			// is not an entry, and costs a count, not an entry a line.
+			s.diag(lr.line, CodeNoType, "a JSON object without a type is not an entry, line skipped")
+			if eof {
+				break
+			}
+			continue
+		}
 		if !sawFirst {
 			sawFirst = true
 			if typ == "session" {
@@ -118,6 +157,10 @@ func Read(r io.Reader, name string, opts *Options) (*Session, error) {
 		if eof {
 			break
 		}
+	}
+	if requireHeader && !sawFirst {
+		s.NotSession = "no line is a session header (an object with type \"session\" and a string id)"
+		return s, nil
 	}
 	if s.Header.Line == 0 { // no header: infer the format from the entries
 		s.Header.Version = 1
@@ -344,7 +387,11 @@ func (s *Session) entryFrom(f *fields, typ string, lineNo int) *Entry {
 		e.Name = f.str("name")
 	default:
 		e.Raw = f.v.raw
-		s.diag(lineNo, CodeUnknownType, fmt.Sprintf("entry type %q kept but not used", typ))
+		if s.full() {
+			s.DiagnosticCount++ // counted, not worded
+		} else {
+			s.diag(lineNo, CodeUnknownType, fmt.Sprintf("entry type %q kept but not used", typ))
+		}
 	}
 	return e
 }

@@ -7,10 +7,20 @@ import (
 
 // Session is one session file, migrated in memory to version 3.
 type Session struct {
-	Path        string
-	Header      Header
-	Entries     []*Entry // file order
-	Diagnostics []Diagnostic
+	Path    string
+	Header  Header
+	Entries []*Entry // file order
+	// Diagnostics holds the first diagnostics met (Options.MaxDiagnostics),
+	// DiagnosticCount counts them all: a file of junk lines costs a count,
+	// not a diagnostic a line.
+	Diagnostics     []Diagnostic
+	DiagnosticCount int
+	// NotSession says why the file was not read as a session: with
+	// Options.RequireHeader, its first JSON line is not a session header
+	// (nothing else is read then).
+	NotSession string
+
+	maxDiags int
 
 	byID       map[string]*Entry
 	children   map[string]int // id -> number of children
@@ -18,7 +28,20 @@ type Session struct {
 }
 
 func (s *Session) diag(line int, code, msg string) {
+	s.DiagnosticCount++
+	if s.full() {
+		return
+	}
 	s.Diagnostics = append(s.Diagnostics, Diagnostic{File: s.Path, Line: line, Code: code, Message: msg})
+}
+
+// full reports whether no more diagnostics are kept (only counted).
+func (s *Session) full() bool {
+	max := s.maxDiags
+	if max == 0 {
+		max = DefaultMaxDiagnostics
+	}
+	return max > 0 && len(s.Diagnostics) >= max
 }
 
 // migrate brings entries to version 3 as Pi does on load: v1 entries get

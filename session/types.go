@@ -166,6 +166,7 @@ func (d Diagnostic) String() string {
 // Diagnostic codes.
 const (
 	CodeBadJSON       = "bad-json"       // a line that does not parse
+	CodeNoType        = "no-type"        // a JSON object without a type (not an entry), skipped
 	CodeTruncated     = "truncated"      // last line without newline that does not parse
 	CodeLineTooLong   = "line-too-long"  // a line longer than the reader's limit
 	CodeNoHeader      = "no-header"      // first line is not a session header
