@@ -62,15 +62,19 @@ func BenchmarkReplay(b *testing.B) {
 			}
 		}
 	}()
+	ins := make([]Input, len(files))
+	for k, f := range files {
+		ins[k] = Input{Path: f}
+	}
 	// As the replay command does.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r := NewRunner(Options{TTL: DefaultTTL, Strategies: []StrategySpec{EngineSpec("defaults", lifecycle.Catalog{}, rules.Default())}})
-		r.AddFiles(files, func(f string, err error) {
-			if err != nil {
-				b.Fatal(err)
+		r.AddFiles(ins, func(in Input, o Outcome) {
+			if o.Skipped != "" {
+				b.Fatal(in.Path, o.Skipped)
 			}
 		})
 		if rep := r.Report(); rep.Strategies[0].Requests == 0 {

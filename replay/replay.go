@@ -57,6 +57,8 @@ type Runner struct {
 	results  []StrategyResult
 	branches []BranchReport
 	diags    []session.Diagnostic
+	omitted  []OmittedDiagnostics
+	skipped  []Skipped
 	series   [][]Point
 	bytes    int64
 	files    int
@@ -199,56 +201,125 @@ type Accuracy struct {
 
 // Report is the outcome of a replay.
 type Report struct {
-	Strategies   []StrategyResult     `json:"strategies"`
-	Branches     []BranchReport       `json:"branches"`
-	Files        int                  `json:"files"`
-	Bytes        int64                `json:"bytes"`
-	TTLSeconds   float64              `json:"cacheTTLSeconds"`
-	AllBranches  bool                 `json:"allBranches"`
-	NoComebacks  bool                 `json:"noComebacks,omitempty"`
-	AllComebacks bool                 `json:"allComebacks,omitempty"`
-	Prices       map[string]any       `json:"prices"`
-	Diagnostics  []session.Diagnostic `json:"diagnostics"`
+	Strategies   []StrategyResult `json:"strategies"`
+	Branches     []BranchReport   `json:"branches"`
+	Files        int              `json:"files"`
+	Bytes        int64            `json:"bytes"`
+	TTLSeconds   float64          `json:"cacheTTLSeconds"`
+	AllBranches  bool             `json:"allBranches"`
+	NoComebacks  bool             `json:"noComebacks,omitempty"`
+	AllComebacks bool             `json:"allComebacks,omitempty"`
+	Prices       map[string]any   `json:"prices"`
+	// Diagnostics are the first diagnostics of each file
+	// (session.DefaultMaxDiagnostics); DiagnosticsOmitted counts, for each
+	// file with more, those not listed.
+	Diagnostics        []session.Diagnostic `json:"diagnostics"`
+	DiagnosticsOmitted []OmittedDiagnostics `json:"diagnosticsOmitted,omitempty"`
+	// Skipped lists every file (or folder) given or found that was not
+	// replayed, with the reason; Files counts those replayed.
+	Skipped []Skipped `json:"skipped"`
 	// Series[i] is strategy i's prompt tokens per request, when asked.
 	Series [][]Point `json:"-"`
 }
 
-// AddFile reads and replays one session file. The error is for I/O only.
+// OmittedDiagnostics counts the diagnostics of a file beyond those the
+// report lists.
+type OmittedDiagnostics struct {
+	File    string `json:"file"`
+	Omitted int    `json:"omitted"`
+	Total   int    `json:"total"`
+}
+
+// Skipped is an input that was not replayed, and why.
+type Skipped struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// Input is a session file to replay. Found says it was found in a folder
+// rather than named: it is replayed only when its first JSON line is a
+// session header, as Pi requires (other .jsonl files, such as the request
+// logs kept beside recorded sessions, are skipped as not sessions). A file
+// named is read whatever its first line, and skipped only when no line of
+// it is a session header or entry.
+type Input struct {
+	Path  string
+	Found bool
+}
+
+// Outcome is what became of one input.
+type Outcome struct {
+	// Err is an I/O error: the file could not be read.
+	Err error
+	// Skipped is why the file was not replayed ("" when it was).
+	Skipped string
+}
+
+// AddFile reads and replays one session file, named (Input.Found false).
+// The error is for I/O only.
 func (r *Runner) AddFile(file string) error {
-	s, err := session.ReadFile(file, &session.Options{MaxLine: r.opts.MaxLine})
-	if err != nil {
-		return err
+	return r.add(Input{Path: file}, r.read(Input{Path: file})).Err
+}
+
+// read reads one input.
+func (r *Runner) read(in Input) readFile {
+	s, err := session.ReadFile(in.Path, &session.Options{MaxLine: r.opts.MaxLine, RequireHeader: in.Found})
+	return readFile{s, err}
+}
+
+type readFile struct {
+	s   *session.Session
+	err error
+}
+
+// add replays a file read, or notes why it is skipped.
+func (r *Runner) add(in Input, rd readFile) Outcome {
+	if rd.err != nil {
+		r.Skip(in.Path, rd.err.Error())
+		return Outcome{Err: rd.err, Skipped: rd.err.Error()}
+	}
+	s := rd.s
+	why := s.NotSession
+	if why == "" && s.Header.Line == 0 && len(s.Entries) == 0 {
+		why = "no line of it is a session header or entry"
+		if len(s.Diagnostics) > 0 {
+			why += " (" + s.Diagnostics[0].String() + ")"
+		}
+	}
+	if why != "" {
+		why = "not a session: " + why
+		r.Skip(in.Path, why)
+		return Outcome{Skipped: why}
 	}
 	r.AddSession(s)
-	return nil
+	return Outcome{}
 }
 
 // AddFiles replays files in order, reading the next file while the
 // current one is replayed (at most two sessions in memory). after, when
-// not nil, is called after each file with its error (I/O only).
-func (r *Runner) AddFiles(files []string, after func(file string, err error)) {
-	type read struct {
-		s   *session.Session
-		err error
-	}
-	ch := make(chan read, 1)
+// not nil, is called after each file with what became of it.
+func (r *Runner) AddFiles(files []Input, after func(in Input, o Outcome)) {
+	ch := make(chan readFile, 1)
 	go func() {
 		for _, f := range files {
-			s, err := session.ReadFile(f, &session.Options{MaxLine: r.opts.MaxLine})
-			ch <- read{s, err}
+			ch <- r.read(f)
 		}
 		close(ch)
 	}()
 	i := 0
 	for rd := range ch {
-		if rd.err == nil {
-			r.AddSession(rd.s)
-		}
+		o := r.add(files[i], rd)
 		if after != nil {
-			after(files[i], rd.err)
+			after(files[i], o)
 		}
 		i++
 	}
+}
+
+// Skip records an input that is not replayed (an unreadable folder, a file
+// that is not a regular file), for the report.
+func (r *Runner) Skip(file, reason string) {
+	r.skipped = append(r.skipped, Skipped{File: file, Reason: reason})
 }
 
 // AddBytes counts input bytes for the report (the CLI adds file sizes).
@@ -270,6 +341,9 @@ func (r *Runner) AddSession(s *session.Session) {
 		r.replayBranch(s, leaf)
 	}
 	r.diags = append(r.diags, s.Diagnostics...)
+	if n := s.DiagnosticCount - len(s.Diagnostics); n > 0 {
+		r.omitted = append(r.omitted, OmittedDiagnostics{File: s.Path, Omitted: n, Total: s.DiagnosticCount})
+	}
 }
 
 // learnPrices sets, for models the table does not name, the prices the
@@ -1280,7 +1354,7 @@ func reloadPair(l load, n int) []*session.Message {
 // Report returns the results so far, with percentages of keep-all.
 func (r *Runner) Report() *Report {
 	rep := &Report{Branches: r.branches, Files: r.files, Bytes: r.bytes, TTLSeconds: r.opts.TTL.Seconds(), AllBranches: r.opts.AllBranches, NoComebacks: r.opts.NoComebacks, AllComebacks: r.opts.AllComebacks && !r.opts.NoComebacks,
-		Diagnostics: r.diags, Prices: map[string]any{}}
+		Diagnostics: r.diags, DiagnosticsOmitted: r.omitted, Skipped: append([]Skipped{}, r.skipped...), Prices: map[string]any{}}
 	base := r.results[0]
 	for _, s := range r.results {
 		if base.CostUSD > 0 {

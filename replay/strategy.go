@@ -294,11 +294,17 @@ func RecordedSpec() StrategySpec {
 
 // recordOf reads a decision recorded by the bridge.
 func recordOf(e *session.Entry) (lifecycle.Decision, bool) {
-	var d lifecycle.Decision
 	if e.Type != session.TypeCustom || e.CustomType != RecordsType || e.Data == "" {
-		return d, false
+		return lifecycle.Decision{}, false
 	}
-	if json.Unmarshal([]byte(e.Data), &d) != nil || d.ID == "" {
+	return decodeRecord(e.Data)
+}
+
+// decodeRecord decodes a record's data (apart from recordOf, whose
+// decision would otherwise be allocated for every entry it looks at).
+func decodeRecord(data string) (lifecycle.Decision, bool) {
+	var d lifecycle.Decision
+	if json.Unmarshal([]byte(data), &d) != nil || d.ID == "" {
 		return d, false
 	}
 	return d, d.Action == lifecycle.ActArchive || d.Action == lifecycle.ActUnarchive

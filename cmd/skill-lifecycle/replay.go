@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -58,6 +56,18 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--foresight] [--no-comebacks | --all-comebacks] [--decisions] [--json] [--html FILE] FILES-or-DIRS...")
 		fl.PrintDefaults()
+		fmt.Fprint(stderr, `
+Folders are searched for .jsonl files; of those, files whose first JSON line
+is not a session header (request logs) are skipped. Every file skipped is
+named on stderr with the reason, and counted.
+
+Exit status: 0 when every file named or found was replayed (or skipped as not
+a session, in a folder); 1 when some input could not be read (an I/O error, a
+folder that cannot be read, a file that is not a regular file) or a file named
+is not a session, the others being replayed; 2 on a usage error (a bad flag,
+a configuration or prices file that does not parse, a path that does not
+exist, no .jsonl file at all); 3 when nothing could be replayed.
+`)
 	}
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -143,12 +153,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		opts.Strategies = append(opts.Strategies, replay.EngineSpec(name, cat, cfg))
 	}
 
-	files, total, err := sessionFiles(fl.Args())
+	files, skipped, total, err := sessionFiles(fl.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 2
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && len(skipped) == 0 {
 		fmt.Fprintln(stderr, "replay: no .jsonl session files found")
 		return 2
 	}
@@ -156,23 +166,32 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	r := replay.NewRunner(opts)
 	start := time.Now()
 	var done int64
+	// failed counts the inputs that could not be read (I/O errors,
+	// unreadable folders, files that are not regular files) and the files
+	// named that are not sessions; a .jsonl file found in a folder that is
+	// not a session (a request log) is skipped without being an error.
 	failed := 0
-	paths := make([]string, len(files))
+	for _, sk := range skipped {
+		r.Skip(sk.File, sk.Reason)
+		failed++
+	}
 	sizes := map[string]int64{}
+	inputs := make([]replay.Input, len(files))
 	for i, f := range files {
-		paths[i] = f.path
+		inputs[i] = replay.Input{Path: f.path, Found: f.found}
 		sizes[f.path] = f.size
 	}
 	// Sessions are small and short-lived; collecting less often saves CPU
 	// while memory stays bounded by two sessions.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	r.AddFiles(paths, func(file string, err error) {
-		if err != nil {
-			fmt.Fprintf(stderr, "replay: %v\n", err)
+	r.AddFiles(inputs, func(in replay.Input, o replay.Outcome) {
+		if o.Err != nil || (o.Skipped != "" && !in.Found) {
 			failed++
 		}
-		r.AddBytes(sizes[file])
-		done += sizes[file]
+		if o.Skipped == "" {
+			r.AddBytes(sizes[in.Path])
+		}
+		done += sizes[in.Path]
 		if progress {
 			el := time.Since(start).Seconds()
 			fmt.Fprintf(unwrapWriter(stderr), "\rreplay: %d/%d MB, %.0f MB/s   ", done>>20, total>>20, float64(done)/1e6/max(el, 1e-9))
@@ -184,6 +203,24 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	rep := r.Report()
 	for _, d := range rep.Diagnostics {
 		fmt.Fprintf(stderr, "replay: %s\n", skills.TerminalText(d.String()))
+	}
+	for _, o := range rep.DiagnosticsOmitted {
+		fmt.Fprintf(stderr, "replay: %s: %d more diagnostics not shown (%d in all)\n", o.File, o.Omitted, o.Total)
+	}
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(stderr, "replay: skipped %s: %s\n", sk.File, sk.Reason)
+	}
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintf(stderr, "replay: %d %s replayed, %d skipped\n", rep.Files, plural(rep.Files, "file", "files"), len(rep.Skipped))
+	}
+	if rep.Files == 0 {
+		fmt.Fprintln(stderr, "replay: nothing could be replayed")
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(rep)
+		}
+		return 3
 	}
 	if *htmlFile != "" {
 		if err := os.WriteFile(*htmlFile, []byte(replay.HTML(rep)), 0o644); err != nil {
@@ -210,75 +247,101 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 type sessionFile struct {
-	path string
-	size int64
+	path  string
+	size  int64
+	found bool // found in a folder, not named
 }
 
 // sessionFiles expands arguments: files as given, folders walked for
-// .jsonl files (sorted).
-func sessionFiles(args []string) ([]sessionFile, int64, error) {
+// .jsonl files (sorted). A path argument that does not exist is an error;
+// what cannot be used below it (a folder that cannot be read, a .jsonl
+// entry that is not a regular file or a link to one) is returned as
+// skipped, with the reason, and the walk goes on. Nothing is opened here:
+// whether a file found is a session is the reader's call
+// (replay.Input.Found).
+func sessionFiles(args []string) ([]sessionFile, []replay.Skipped, int64, error) {
 	var out []sessionFile
+	var skipped []replay.Skipped
 	var total int64
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		if !st.IsDir() {
-			out = append(out, sessionFile{a, st.Size()})
+			if !st.Mode().IsRegular() {
+				skipped = append(skipped, replay.Skipped{File: a, Reason: "not a regular file (" + kindOf(st.Mode()) + ")"})
+				continue
+			}
+			out = append(out, sessionFile{a, st.Size(), false})
 			total += st.Size()
 			continue
 		}
 		var found []sessionFile
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") && isSessionFile(p) {
-				info, err := d.Info()
-				if err != nil {
-					return err
+				// A folder (or entry) that cannot be read: named, and the
+				// walk goes on.
+				skipped = append(skipped, replay.Skipped{File: p, Reason: err.Error()})
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
 				}
-				found = append(found, sessionFile{p, info.Size()})
+				return nil
 			}
+			if d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+				return nil
+			}
+			info, err := d.Info() // of the entry itself (Lstat)
+			if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+				// A link is followed to a regular file only (a link to a
+				// folder is not walked, as WalkDir does not).
+				info, err = os.Stat(p)
+			}
+			if err != nil {
+				skipped = append(skipped, replay.Skipped{File: p, Reason: err.Error()})
+				return nil
+			}
+			if !info.Mode().IsRegular() {
+				skipped = append(skipped, replay.Skipped{File: p, Reason: "not a regular file (" + kindOf(info.Mode()) + ")"})
+				return nil
+			}
+			found = append(found, sessionFile{p, info.Size(), true})
 			return nil
 		})
-		if err != nil {
-			return nil, 0, err
-		}
 		sort.Slice(found, func(i, j int) bool { return found[i].path < found[j].path })
 		for _, f := range found {
 			total += f.size
 		}
 		out = append(out, found...)
 	}
-	return out, total, nil
+	return out, skipped, total, nil
 }
 
-// isSessionFile reports whether a file found in a folder starts with a
-// session header, as Pi requires ({"type":"session","id":...}); other
-// .jsonl files, such as request logs kept beside sessions, are left out.
-// Files named on the command line are always read.
-func isSessionFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return true // let the reader report it
+// kindOf names a file mode that is not a regular file.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a link"
 	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return false
-	}
-	var h struct {
-		Type string `json:"type"`
-		ID   any    `json:"id"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(line), &h) != nil {
-		return false
-	}
-	_, ok := h.ID.(string)
-	return h.Type == "session" && ok
+	return "irregular"
 }
 
 // isTerminal reports whether w is a character device (a terminal).

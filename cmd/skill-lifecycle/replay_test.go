@@ -67,7 +67,8 @@ func TestReplayCommand(t *testing.T) {
 	}
 
 	// A folder holding request logs beside sessions: only the sessions
-	// are replayed.
+	// are replayed; the logs are named as skipped, not sessions, which is
+	// no error.
 	out.Reset()
 	errb.Reset()
 	sessions := filepath.Join("..", "..", "testdata", "sessions")
@@ -75,8 +76,16 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("sessions folder: exit %d: %s", code, errb.String())
 	}
 	rep.Files = 0
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Files != 2 || errb.Len() != 0 {
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Files != 2 {
 		t.Errorf("sessions folder: %v, %d files, stderr %q", err, rep.Files, errb.String())
+	}
+	for _, log := range []string{"pi073-read-skill.requests.jsonl", "pi16-noext-three-turns.requests.jsonl"} {
+		if want := "replay: skipped " + filepath.Join(sessions, log) + ": not a session: "; !strings.Contains(errb.String(), want) {
+			t.Errorf("sessions folder: stderr does not say %q:\n%s", want, errb.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "2 files replayed, 2 skipped") {
+		t.Errorf("sessions folder: no count of the skipped files:\n%s", errb.String())
 	}
 
 	usage := []struct {
