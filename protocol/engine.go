@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/models"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
@@ -234,15 +236,20 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// readConfig reads one configuration file; a missing file sets nothing.
+// readConfig reads one configuration file; a missing file sets nothing,
+// and anything but a regular file (a named pipe, a device) is refused
+// unopened.
 func readConfig(path string, want bool) (rules.Fragment, []string) {
 	if !want {
 		return rules.Fragment{}, nil
 	}
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return rules.Fragment{}, nil
+		}
+		if errors.Is(err, regfile.ErrNotRegular) {
+			return rules.Fragment{}, []string{fmt.Sprintf("%v; the file is ignored", err)}
 		}
 		return rules.Fragment{}, []string{fmt.Sprintf("%s: %v; defaults apply", path, err)}
 	}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -121,18 +121,11 @@ func readSkill(s HostSkill) (parsed *skills.Skill, baseDir string, err error) {
 	if !within(realDir, realFile) {
 		return nil, "", fmt.Errorf("%s %w (%s)", s.Path, errOutside, realFile)
 	}
-	f, err := os.Open(realFile)
+	f, err := regfile.Open(realFile)
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, "", err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("%s is not a regular file", s.Path)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, skills.MaxFileSize+1))
 	if err != nil {
 		return nil, "", err

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
@@ -209,7 +209,7 @@ const MaxConfigSize = 1 << 20
 // configuration (over the defaults). Warnings are returned; an error in
 // the file, or a file over MaxConfigSize, is an error.
 func LoadConfigFile(path string) (rules.Config, []string, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return rules.Config{}, nil, err
 	}

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 )
 
 // DefaultMaxLine is the longest line the reader accepts (64 MiB, its line
@@ -33,10 +34,12 @@ type Options struct {
 	RequireHeader bool
 }
 
-// ReadFile reads one session file. The error is only for I/O failures;
-// problems in the content are Diagnostics of the returned session.
+// ReadFile reads one session file. The error is only for I/O failures and
+// for a path that is not a regular file (a named pipe or a device is
+// refused unopened, regfile.Open); problems in the content are Diagnostics
+// of the returned session.
 func ReadFile(path string, opts *Options) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -67,8 +67,7 @@ func CheckDir(dir string, mode Mode) (s *Skill, diags []Diagnostic, ok bool) {
 func CheckFile(file string, mode Mode) (s *Skill, diags []Diagnostic, ok bool) {
 	data, err := readLimited(file, MaxFileSize)
 	if err != nil {
-		msg := fmt.Sprintf("cannot read skill file: %v", err)
-		code := "file-unreadable"
+		code, msg := unreadable(err)
 		if errors.Is(err, errTooLarge) {
 			code, msg = "file-too-large", fmt.Sprintf("the file is over the %d-byte limit for a skill file", MaxFileSize)
 		}

@@ -10,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 )
 
 // Sources, as Pi names them.
@@ -271,7 +274,8 @@ func (it *item) load(mode Mode) {
 				Message: fmt.Sprintf("skipped: the file is over the %d-byte limit for a skill file", MaxFileSize)})
 			return
 		}
-		it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: "file-unreadable", Message: fmt.Sprintf("cannot read skill file: %v", err)})
+		code, msg := unreadable(err)
+		it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: code, Message: msg})
 		return
 	}
 	s, d, ok := Load(it.path, data, mode)
@@ -360,6 +364,10 @@ func (w *walk[P]) root(r Root) {
 		return
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			w.problem(r.Path, "not-a-regular-file", "%s, not a regular file: skipped, as Pi skips it", regfile.Kind(st.Mode()))
+			return
+		}
 		if !strings.HasSuffix(r.Path, ".md") {
 			w.problem(r.Path, "not-markdown", "a skill file must be a .md file")
 			return
@@ -399,13 +407,17 @@ func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 			return
 		}
 		if t&fs.ModeSymlink != 0 {
-			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
+			st, err := os.Stat(full)
+			if err == nil && st.Mode().IsRegular() {
 				if r, err := filepath.EvalSymlinks(full); err == nil {
 					w.listed(full, r, source)
 					return
 				}
 			}
+			w.notSkillFile(full, t, st, err)
+			break
 		}
+		w.notSkillFile(full, t, nil, nil)
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -414,23 +426,34 @@ func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 		}
 		full := filepath.Join(path, name)
 		t := e.Type()
+		// A root *.md that is no regular file is named here; SKILL.md
+		// was named above.
+		candidate := isRoot && strings.HasSuffix(name, ".md") && name != "SKILL.md"
 		if t&fs.ModeSymlink != 0 {
 			st, err := os.Stat(full)
 			if err != nil {
-				continue // broken link (or a loop the OS refuses): skipped, as Pi does
+				// A broken link (or a loop the OS refuses): skipped, as
+				// Pi does; named when it stands for a skill file.
+				if candidate {
+					w.notSkillFile(full, t, nil, err)
+				}
+				continue
 			}
 			r, err := filepath.EvalSymlinks(full)
 			if err != nil {
 				continue
 			}
-			if st.IsDir() {
+			switch {
+			case st.IsDir():
 				if !w.visited[r] && holds(r, real) {
 					w.problem(full, "symlink-to-ancestor", "not followed: the link points to %s, a folder that holds this skills folder, so following it would scan everything around it", r)
 					continue
 				}
 				w.dir(full, r, source, false)
-			} else if isRoot && st.Mode().IsRegular() && strings.HasSuffix(name, ".md") {
+			case candidate && st.Mode().IsRegular():
 				w.listed(full, r, source)
+			case candidate:
+				w.notSkillFile(full, t, st, nil)
 			}
 			continue
 		}
@@ -439,7 +462,45 @@ func (w *walk[P]) dir(path, real, source string, isRoot bool) {
 			w.dir(full, filepath.Join(real, name), source, false)
 		case isRoot && t.IsRegular() && strings.HasSuffix(name, ".md"):
 			w.listed(full, filepath.Join(real, name), source)
+		case candidate:
+			w.notSkillFile(full, t, nil, nil)
 		}
+	}
+}
+
+// notSkillFile names a file that would be a skill file but is not a
+// regular one: a folder called SKILL.md, a named pipe, a device, a socket,
+// or a link that is broken, loops or leads to one of those. t is its
+// type as listed; for a link, st is what it leads to, or err why it leads
+// nowhere. Pi skips each one silently; discovery skips it too and says
+// so. None of them is opened.
+func (w *walk[P]) notSkillFile(path string, t fs.FileMode, st fs.FileInfo, err error) {
+	if w.warn == nil {
+		return
+	}
+	if t&fs.ModeSymlink == 0 {
+		if t.IsDir() {
+			w.problem(path, "not-a-regular-file", "a folder, not a skill file: skipped (it is scanned as a folder, as Pi scans it)")
+			return
+		}
+		w.problem(path, "not-a-regular-file", "%s, not a regular file: skipped, as Pi skips it", regfile.Kind(t))
+		return
+	}
+	target, rerr := os.Readlink(path)
+	if rerr != nil {
+		target = "?"
+	}
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		w.problem(path, "symlink-loop", "a symbolic link that loops (to %s): skipped, as Pi skips it", target)
+	case errors.Is(err, fs.ErrNotExist):
+		w.problem(path, "broken-symlink", "a broken symbolic link (to %s, which does not exist): skipped, as Pi skips it", target)
+	case err != nil:
+		w.problem(path, "broken-symlink", "a symbolic link that cannot be followed (to %s: %v): skipped, as Pi skips it", target, err)
+	case st.IsDir():
+		w.problem(path, "not-a-regular-file", "a link to a folder (%s), not a skill file: skipped (the folder is scanned, as Pi scans it)", target)
+	default:
+		w.problem(path, "not-a-regular-file", "a link to %s (%s), not a regular file: skipped, as Pi skips it", regfile.Kind(st.Mode()), target)
 	}
 }
 
@@ -470,9 +531,21 @@ func (w *walk[P]) take(path, real, source string, p P, probed bool) {
 
 var errTooLarge = errors.New("file too large")
 
-// readLimited reads at most limit bytes of a file.
+// unreadable is the diagnostic code and message for a skill file that
+// could not be read (its path is the diagnostic's).
+func unreadable(err error) (code, msg string) {
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return "not-a-regular-file", fmt.Sprintf("%s, not a regular file: not read", regfile.Kind(nr.Mode))
+	}
+	return "file-unreadable", fmt.Sprintf("cannot read skill file: %v", err)
+}
+
+// readLimited reads at most limit bytes of a file, which must be a
+// regular file (regfile.Open: a named pipe or a device is refused, never
+// waited on).
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,11 @@
 
 package skills
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
+)
 
 // handle is a skill file opened by the walk, read later by a worker. Raw
 // descriptors skip what os.File adds per file (a poller registration and
@@ -13,18 +17,14 @@ type handle struct {
 }
 
 // openRegular opens path for reading if it is a regular file and not a
-// symbolic link; ok is false otherwise (the caller then lists the folder).
+// symbolic link, without blocking (a named pipe is declined, not waited
+// on); ok is false otherwise (the caller then lists the folder).
 func openRegular(path string) (h handle, ok bool) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	fd, size, err := regfile.OpenFD(path, true)
 	if err != nil {
 		return handle{}, false
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		syscall.Close(fd)
-		return handle{}, false
-	}
-	return handle{fd: fd, size: st.Size}, true
+	return handle{fd: fd, size: size}, true
 }
 
 // readAll reads the file to its end and closes it, failing with

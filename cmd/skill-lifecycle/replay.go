@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
@@ -109,7 +110,7 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 		opts.Pack = &replay.Pack{Dirs: orphanDirs}
 	}
 	if *pricesFile != "" {
-		data, err := os.ReadFile(*pricesFile)
+		data, err := readRegular(*pricesFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "replay: %v\n", err)
 			return 2
@@ -342,6 +343,17 @@ func kindOf(m fs.FileMode) string {
 		return "a link"
 	}
 	return "irregular"
+}
+
+// readRegular reads a whole file named on the command line, refusing
+// anything but a regular file (a named pipe would block).
+func readRegular(path string) ([]byte, error) {
+	f, err := regfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // isTerminal reports whether w is a character device (a terminal).
