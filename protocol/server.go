@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
@@ -62,6 +63,9 @@ type Server struct {
 	ids     *idTable // the codec's: the params of each request (rpcid.go)
 	exit    chan struct{}
 	once    sync.Once
+	// shutDown is set with state = stateShutDown; Serve reads it without
+	// mu, which a running request holds.
+	shutDown atomic.Bool
 }
 
 // NewServer returns a server ready to Serve.
@@ -74,7 +78,10 @@ func NewServer(opts Options) *Server {
 
 // Serve reads requests from rwc and answers them until the host sends exit,
 // the stream ends, or ctx is cancelled. It returns nil after a clean
-// shutdown and exit, ErrExitWithoutShutdown otherwise.
+// shutdown and exit, ErrExitWithoutShutdown otherwise. Once ctx is
+// cancelled it returns at once, also while a request is running (that
+// request's answer is never sent): a process that ends when Serve returns
+// stops promptly on a signal whatever it was doing.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	codec := newFrameCodec(s.opts.MaxMessage)
 	stream := jsonrpc2.NewBufferedStream(rwc, codec)
@@ -97,9 +104,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	case <-ctx.Done():
 		conn.Close()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != stateShutDown {
+	// Not s.mu: a request still running holds it.
+	if !s.shutDown.Load() {
 		return ErrExitWithoutShutdown
 	}
 	return nil
@@ -291,6 +297,7 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 func (c *call) shutdown() (any, *jsonrpc2.Error) {
 	c.s.mu.Lock()
 	c.s.state = stateShutDown
+	c.s.shutDown.Store(true)
 	c.s.mu.Unlock()
 	return nil, nil
 }

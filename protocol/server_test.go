@@ -472,3 +472,39 @@ func TestMalformedInput(t *testing.T) {
 func ptrTrue() *bool { v := true; return &v }
 
 func price(v float64) *float64 { return &v }
+
+// TestServeReturnsWhileARequestRuns: cancelling Serve's context (the serve
+// command's SIGTERM) ends Serve at once while a request is still running
+// and holds the server's lock; its answer is never sent. Serve used to
+// take that lock before returning, so SIGTERM waited for the running
+// request, and forever for one stuck opening a named pipe.
+func TestServeReturnsWhileARequestRuns(t *testing.T) {
+	serverEnd, clientEnd := pipes()
+	srv := NewServer(Options{ServerVersion: "test"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, serverEnd) }()
+	client := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}), &recorder{})
+	t.Cleanup(func() { client.Close(); serverEnd.Close() })
+	callCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	var res InitializeResult
+	if err := client.Call(callCtx, MethodInitialize, InitializeParams{ProtocolVersion: Version, Cwd: t.TempDir()}, &res); err != nil {
+		t.Fatal(err)
+	}
+	// A request that is running: it waits for the lock held here.
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if _, err := client.DispatchCall(callCtx, MethodUserPrompt, UserPromptParams{Text: "write a migration"}); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrExitWithoutShutdown) {
+			t.Errorf("Serve = %v, want ErrExitWithoutShutdown", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return after its context was cancelled while a request ran")
+	}
+}

@@ -40,9 +40,10 @@ func (s stdio) Close() error {
 }
 
 // runServe speaks the protocol of docs/protocol.md on stdin and stdout
-// until the host sends exit or closes stdin. Diagnostics go to stderr.
-// Exit codes: 0 after shutdown and exit, 1 when the stream ended without
-// shutdown, 2 on bad flags.
+// until the host sends exit, closes stdin or a signal (SIGTERM, SIGINT)
+// comes. Diagnostics go to stderr. Exit codes: 0 after shutdown and exit,
+// 1 when the stream ended or a signal came without shutdown, 2 on bad
+// flags.
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -73,7 +74,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rw.closers = append(rw.closers, c)
 	}
 	srv := protocol.NewServer(protocol.Options{ServerVersion: serveVersion(), MaxMessage: *maxMsg})
+	// On SIGTERM or SIGINT Serve returns at once, even in the middle of a
+	// request, and so does the process.
 	if err := srv.Serve(ctx, rw); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("stopped by a signal before shutdown")
+		}
 		fmt.Fprintf(stderr, "serve: %v\n", err)
 		return 1
 	}
