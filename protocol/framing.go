@@ -81,8 +81,9 @@ func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
 		// Resynchronise after a bad frame: the rest of an unread or
 		// partly read body runs, without a line end, into the next
 		// frame's header, so a Content-Length header is looked for
-		// anywhere in the line, not only at its start.
-		if i := indexFold(line, "content-length:"); i > 0 {
+		// anywhere in the line, not only at its start; the last one is
+		// the next frame's (the body may quote the header's text).
+		if i := lastIndexFold(line, "content-length:"); i > 0 {
 			line = line[i:]
 			headerErr = ""
 		}
@@ -107,10 +108,13 @@ func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
 		return malformed(v, CodeParseError, headerErr, nil)
 	}
 	if c.max > 0 && length > c.max {
-		if _, err := io.CopyN(io.Discard, stream, length); err != nil {
-			return io.ErrUnexpectedEOF
-		}
-		return malformed(v, CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", length, c.max), nil)
+		// Refused at once, its body unread: skipping it by the declared
+		// length would wait for that many bytes (2 GiB for a lying
+		// header) and ignore every message sent meanwhile. The next read
+		// resynchronises on the next Content-Length header instead, as
+		// after any bad frame, which costs no memory however long the
+		// body is (readHeaderLine keeps the last 4 KiB of a line).
+		return malformed(v, CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes; its body is not read", length, c.max), nil)
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(stream, body); err != nil {
@@ -153,10 +157,11 @@ func readHeaderLine(r *bufio.Reader) (string, error) {
 	}
 }
 
-// indexFold is strings.Index for an ASCII lower-case needle, ignoring case.
-func indexFold(s, lower string) int {
+// lastIndexFold is strings.LastIndex for an ASCII lower-case needle,
+// ignoring case.
+func lastIndexFold(s, lower string) int {
 	n := len(lower)
-	for i := 0; i+n <= len(s); i++ {
+	for i := len(s) - n; i >= 0; i-- {
 		if strings.EqualFold(s[i:i+n], lower) {
 			return i
 		}

@@ -426,3 +426,25 @@ func TestHostileSidecarLongSession(t *testing.T) {
 		t.Errorf("RSS grew from %d KiB to %d KiB", rss[0], end)
 	}
 }
+
+// TestHostileRPCLyingContentLength: a header declaring 2 GiB, followed by
+// a short body and good calls. The header is refused at once (−32600
+// naming the size) and the calls after it are served; the body is never
+// waited for. The codec used to skip 2 GiB by the declared length, so the
+// sidecar ignored everything the host sent after it.
+func TestHostileRPCLyingContentLength(t *testing.T) {
+	sc := startSidecar(t)
+	sc.initialize(newPack(t))
+	before := sc.decide()
+	const declared = 2 << 30
+	sc.sendRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", declared) + `{"jsonrpc":"2.0","id":5,"method":"command","params":{"name":"skills-list"}}`))
+	id, body := sc.request(protocol.MethodCommand, protocol.CommandParams{Name: "skills-list"})
+	sc.send(body)
+	first := sc.nextResponse()
+	wantErr(t, first, protocol.CodeInvalidRequest, fmt.Sprint(declared), "exceeds the limit")
+	var r protocol.CommandResult
+	sc.ok(sc.waitID(id), &r)
+	if r.Text != before {
+		t.Errorf("state changed:\n%s\nwant\n%s", r.Text, before)
+	}
+}
