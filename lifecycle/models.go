@@ -9,10 +9,15 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
-// parseModels reads the configuration's `models` key (models.Parse); an
-// invalid key leaves model tiers inactive and keeps the diagnostics.
+// parseModels reads the configuration's `models` key (models.ParseAt, at
+// the file and line it was written on); an invalid key leaves model tiers
+// inactive and keeps the diagnostics.
 func (e *Engine) parseModels() {
-	e.mcfg, e.mdiags = models.Parse(e.cfg.Models, rules.FileName)
+	file := e.cfg.ModelsFile
+	if file == "" {
+		file = rules.FileName
+	}
+	e.mcfg, e.mdiags = models.ParseAt(e.cfg.Models, file, e.cfg.ModelsLine)
 }
 
 // ModelDiagnostics returns the problems found in the configuration's
@@ -29,7 +34,7 @@ func modelDiagnostics(ds []models.Diagnostic) []rules.Diagnostic {
 		if d.Severity == models.Error {
 			sev = skills.Error
 		}
-		out = append(out, rules.Diagnostic{File: d.File, Key: d.Key, Severity: sev, Message: d.Message})
+		out = append(out, rules.Diagnostic{File: d.File, Line: d.Line, Key: d.Key, Severity: sev, Message: d.Message})
 	}
 	return out
 }

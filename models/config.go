@@ -135,12 +135,16 @@ const (
 // Diagnostic is one problem in the `models` key.
 type Diagnostic struct {
 	File     string   `json:"file"`
-	Key      string   `json:"key"` // e.g. "models.tiers.big.scope"
+	Line     int      `json:"line,omitempty"` // 1-based line of Key in File; 0 when unknown
+	Key      string   `json:"key"`            // e.g. "models.tiers.big.scope"
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
 }
 
 func (d Diagnostic) String() string {
+	if d.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s: %s", d.File, d.Line, d.Key, d.Severity, d.Message)
+	}
 	return fmt.Sprintf("%s: %s: %s: %s", d.File, d.Key, d.Severity, d.Message)
 }
 
@@ -153,14 +157,70 @@ func normTier(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 type parser struct {
 	file  string
 	diags []Diagnostic
+	// With line > 0 (the line of the key's value in the file), top is
+	// that value as written and keyAt/valAt give, by key ("models.tiers.
+	// big"), the offsets in top of the key's name and of its value, so
+	// that each diagnostic names its key's line.
+	top          []byte
+	line         int
+	keyAt, valAt map[string]int
 }
 
 func (p *parser) warn(key, format string, a ...any) {
-	p.diags = append(p.diags, Diagnostic{File: p.file, Key: key, Severity: Warning, Message: fmt.Sprintf(format, a...)})
+	p.diags = append(p.diags, Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: Warning, Message: fmt.Sprintf(format, a...)})
 }
 
 func (p *parser) fail(key, format string, a ...any) {
-	p.diags = append(p.diags, Diagnostic{File: p.file, Key: key, Severity: Error, Message: fmt.Sprintf(format, a...)})
+	p.diags = append(p.diags, Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: Error, Message: fmt.Sprintf(format, a...)})
+}
+
+// lineOf is the line of key in the file: the line of its name, or of the
+// closest enclosing key known; 0 when lines are not known.
+func (p *parser) lineOf(key string) int {
+	if p.line <= 0 {
+		return 0
+	}
+	for k := key; ; {
+		if off, ok := p.keyAt[k]; ok {
+			return p.line + bytes.Count(p.top[:off], []byte("\n"))
+		}
+		i := strings.LastIndexByte(k, '.')
+		if i < 0 {
+			return p.line
+		}
+		k = k[:i]
+	}
+}
+
+// locate records where the keys of the object raw (the value of key)
+// lie in the file.
+func (p *parser) locate(raw json.RawMessage, key string) {
+	if p.line <= 0 {
+		return
+	}
+	base, ok := p.valAt[key]
+	if !ok {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return
+		}
+		name, _ := t.(string)
+		at := base + int(dec.InputOffset()) - 1 // the name's closing quote
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return
+		}
+		k := key + "." + name
+		p.keyAt[k] = at
+		p.valAt[k] = base + int(dec.InputOffset()) - len(v)
+	}
 }
 
 func (p *parser) failed() bool {
@@ -179,6 +239,7 @@ func (p *parser) object(raw json.RawMessage, key string) (map[string]json.RawMes
 		p.fail(key, "must be an object, got %s", kind(raw))
 		return nil, nil, false
 	}
+	p.locate(raw, key)
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -233,12 +294,23 @@ func kind(raw json.RawMessage) string {
 // warnings and the rest is used; any error makes the whole key invalid, and
 // Parse then returns DefaultConfig (nothing switches) with the diagnostics.
 func Parse(raw json.RawMessage, file string) (Config, []Diagnostic) {
+	return ParseAt(raw, file, 0)
+}
+
+// ParseAt is Parse for a value that starts on line line of file, as
+// written there (whitespace kept): each diagnostic then gives the line of
+// its key. A line of 0 or less means unknown (no lines are given).
+func ParseAt(raw json.RawMessage, file string, line int) (Config, []Diagnostic) {
 	cfg := DefaultConfig()
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return cfg, nil
 	}
 	p := &parser{file: file}
+	if line > 0 {
+		p.top, p.line = raw, line
+		p.keyAt, p.valAt = map[string]int{}, map[string]int{"models": 0}
+	}
 	top, keys, ok := p.object(raw, "models")
 	if !ok {
 		return DefaultConfig(), p.diags

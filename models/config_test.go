@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -230,4 +231,30 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseAtLines: with the line its value starts on, each diagnostic
+// names the line of its key, nested keys and a tier written as the
+// default included; a missing key is reported at its enclosing key.
+func TestParseAtLines(t *testing.T) {
+	raw := "{\n  \"tiers\": {\n    \"big\": {\"provider\": \"p\",\n      \"model\": \"m\", \"scope\": \"turn\"}},\n  \"default\": {\n    \"provider\": \"p\"},\n  \"colour\": 1\n}"
+	_, diags := ParseAt(json.RawMessage(raw), "/u/skill-lifecycle.json", 10)
+	want := map[string]int{"models.tiers.big.scope": 13, "models.default": 14, "models.colour": 16}
+	for _, d := range diags {
+		if line, ok := want[d.Key]; ok {
+			if d.Line != line {
+				t.Errorf("%s: line %d, want %d (%s)", d.Key, d.Line, line, d)
+			}
+			if !strings.HasPrefix(d.String(), fmt.Sprintf("/u/skill-lifecycle.json:%d: ", line)) {
+				t.Errorf("String() = %q", d.String())
+			}
+			delete(want, d.Key)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("no diagnostics for %v: %v", want, diags)
+	}
+	if _, diags := Parse(json.RawMessage(raw), "f"); len(diags) == 0 || diags[0].Line != 0 {
+		t.Errorf("Parse without a line gave lines: %v", diags)
+	}
 }

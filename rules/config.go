@@ -47,8 +47,12 @@ type Config struct {
 	ArchiveResources bool `json:"archiveResources"`
 	Verbose          bool `json:"verbose"`
 	// Models is the `models` key as written (model tiers, parsed by the
-	// models package); nil when no file sets it.
+	// models package); nil when no file sets it. ModelsFile and
+	// ModelsLine say where it was written (the file's path, the line
+	// its value starts on), for the diagnostics of the models package.
 	Models                  json.RawMessage `json:"models,omitempty"`
+	ModelsFile              string          `json:"-"`
+	ModelsLine              int             `json:"-"`
 	SkipOnShortPrompts      bool            `json:"skipOnShortPrompts"`
 	MinScorablePromptLength int             `json:"minScorablePromptLength"`
 	TopicChangeThreshold    float64         `json:"topicChangeThreshold"`

@@ -88,6 +88,8 @@ func TestParseValid(t *testing.T) {
 			{SkillName: "x", Keywords: []string{"k"}, Weight: 2.5}},
 		MaxKeep: ptr(10), Enabled: ptr(false),
 		Models:             json.RawMessage(`{"tiers": {"small": {"provider": "p", "model": "m"}}}`),
+		ModelsFile:         "user.json", // where the key was written, for the models package's diagnostics
+		ModelsLine:         13,
 		TrustProjectConfig: ptr(false),
 	}
 	if d := cmp.Diff(want, f); d != "" {
@@ -259,17 +261,17 @@ func TestMerge(t *testing.T) {
 		{"user only", user, Fragment{}, Trusted, withDefaults(func(c *Config) {
 			c.TopK, c.MinKeep, c.Pinned = 5, 1, []string{"a"}
 			c.Rules = []Rule{{SkillName: "u", Keywords: []string{"u1", "u2"}, Weight: 1}}
-			c.Models = json.RawMessage(`{"default": "small"}`)
+			c.Models, c.ModelsFile, c.ModelsLine = json.RawMessage(`{"default": "small"}`), "x", 1
 		})},
 		{"trusted project overrides key by key, rules replaced", user, project, Trusted, withDefaults(func(c *Config) {
 			c.TopK, c.MinKeep, c.Pinned = 5, 3, []string{}
 			c.Rules = []Rule{{SkillName: "p", Keywords: []string{"p1"}, Weight: 2}}
-			c.Models = json.RawMessage(`{"default": "small"}`)
+			c.Models, c.ModelsFile, c.ModelsLine = json.RawMessage(`{"default": "small"}`), "x", 1
 		})},
 		{"untrusted project ignored", user, project, Untrusted, withDefaults(func(c *Config) {
 			c.TopK, c.MinKeep, c.Pinned = 5, 1, []string{"a"}
 			c.Rules = []Rule{{SkillName: "u", Keywords: []string{"u1", "u2"}, Weight: 1}}
-			c.Models = json.RawMessage(`{"default": "small"}`)
+			c.Models, c.ModelsFile, c.ModelsLine = json.RawMessage(`{"default": "small"}`), "x", 1
 		})},
 		{"no host trust: user default trusts", Fragment{}, project, TrustUnknown, withDefaults(func(c *Config) {
 			c.MinKeep, c.Pinned = 3, []string{}

@@ -39,6 +39,8 @@ type Fragment struct {
 	ArchiveResources        *bool           `json:"archiveResources,omitempty"`
 	Verbose                 *bool           `json:"verbose,omitempty"`
 	Models                  json.RawMessage `json:"models,omitempty"`
+	ModelsFile              string          `json:"-"` // where Models was written: the file
+	ModelsLine              int             `json:"-"` // and the line its value starts on
 	SkipOnShortPrompts      *bool           `json:"skipOnShortPrompts,omitempty"`
 	MinScorablePromptLength *int            `json:"minScorablePromptLength,omitempty"`
 	TopicChangeThreshold    *float64        `json:"topicChangeThreshold,omitempty"`
@@ -151,6 +153,7 @@ var options = []option{
 		apply: func(f *Fragment, c *Config) {
 			if f.Models != nil {
 				c.Models = slices.Clone(f.Models)
+				c.ModelsFile, c.ModelsLine = f.ModelsFile, f.ModelsLine
 			}
 		},
 	},
@@ -271,6 +274,9 @@ func Parse(data []byte, file string) (Fragment, []Diagnostic) {
 		if msg := options[i].decode(k.raw, &f); msg != "" {
 			ds = append(ds, diag(skills.Error, k.off, k.name, msg))
 		}
+		if k.name == "models" {
+			f.ModelsFile, f.ModelsLine = file, lines.line(k.voff)
+		}
 	}
 	for _, d := range ds {
 		if d.Severity == skills.Error {
@@ -286,6 +292,7 @@ type key struct {
 	name string
 	raw  json.RawMessage
 	off  int64 // byte offset of the key
+	voff int64 // byte offset of its value
 	dup  bool  // an earlier key had the same name
 }
 
@@ -320,7 +327,8 @@ func scanKeys(data []byte) ([]key, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, err
 		}
-		keys = append(keys, key{name: name, raw: raw, off: off, dup: seen[name]})
+		voff := dec.InputOffset() - int64(len(raw))
+		keys = append(keys, key{name: name, raw: raw, off: off, voff: voff, dup: seen[name]})
 		seen[name] = true
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace

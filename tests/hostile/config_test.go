@@ -165,3 +165,40 @@ func TestHostileReplayHugeConfig(t *testing.T) {
 	}
 	t.Logf("replay --config with a 100 MiB file: %.1f MiB allocated", float64(grew)/mib)
 }
+
+// TestHostileConfigModelTierErrors (issue 27, item 11): a problem in the
+// `models` key (model tiers) is reported with the configuration file's
+// full path and the line of the key at fault, for the user's file and for
+// a trusted project's. They used to name only "skill-lifecycle.json".
+func TestHostileConfigModelTierErrors(t *testing.T) {
+	const cfg = "{\n  \"topK\": 3,\n  \"models\": {\n    \"tiers\": {\n      \"big\": {\"provider\": \"p\", \"model\": \"m\",\n              \"scope\": \"forever\"},\n      \"small\": {\"provider\": \"p\"}\n    },\n    \"colour\": true\n  }\n}\n"
+	for _, where := range []string{"user", "project"} {
+		t.Run(where, func(t *testing.T) {
+			p := newPack(t)
+			ip := p.initParams()
+			file := filepath.Join(p.agentDir, rules.FileName)
+			if where == "project" {
+				file = filepath.Join(p.cwd, ".pi", rules.FileName)
+				yes := true
+				ip.Trusted = &yes
+			}
+			write(t, file, []byte(cfg))
+			s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
+			var init protocol.InitializeResult
+			s.ok(s.call(protocol.MethodInitialize, ip), &init)
+			for _, want := range []string{
+				file + ":6: error: models.tiers.big.scope: ",
+				file + ":7: error: models.tiers.small: missing \"model\"",
+				file + ":9: warning: models.colour: unknown key",
+			} {
+				found := false
+				for _, d := range init.Diagnostics {
+					found = found || strings.Contains(d, want)
+				}
+				if !found {
+					t.Errorf("no diagnostic %q in %q", want, init.Diagnostics)
+				}
+			}
+		})
+	}
+}
