@@ -211,9 +211,9 @@ func loadWorld(p InitializeParams, list []HostSkill) world {
 		ss = append(ss, *s)
 	}
 	w.cat = lifecycle.CatalogOf(ss, nil)
-	user, ud := readConfig(filepath.Join(p.AgentDir, rules.FileName), p.AgentDir != "")
-	projectFile := filepath.Join(p.Cwd, ".pi", rules.FileName)
-	project, pd := readConfig(projectFile, true)
+	userFile := filepath.Join(p.AgentDir, rules.FileName)
+	user, ud := readConfig(userFile, p.AgentDir != "")
+	w.diags = append(w.diags, ud...)
 	trust := rules.TrustUnknown
 	if p.Trusted != nil {
 		trust = rules.Untrusted
@@ -221,18 +221,30 @@ func loadWorld(p InitializeParams, list []HostSkill) world {
 			trust = rules.Trusted
 		}
 	}
-	w.diags = append(w.diags, ud...)
+	// The project's file is opened only once trust is settled: an
+	// untrusted file is never read (a link to /dev/tty or a named pipe
+	// committed as that file must not be opened at all), only noticed.
+	projectFile := filepath.Join(p.Cwd, ".pi", rules.FileName)
+	var project rules.Fragment
 	if rules.ProjectCounts(user, trust) {
+		var pd []string
+		project, pd = readConfig(projectFile, true)
 		w.diags = append(w.diags, pd...)
-	} else if fileExists(projectFile) {
-		w.diags = append(w.diags, fmt.Sprintf("%s is ignored: the project is not trusted", projectFile))
+	} else if present(projectFile) {
+		why := "the project is not trusted (in Pi 1.6: run pi with -a, or save a trust decision with /trust, docs/config.md)"
+		if trust == rules.TrustUnknown {
+			why = fmt.Sprintf("the host does not say whether the project is trusted, and %s does not set \"trustProjectConfig\": true (docs/config.md)", userFile)
+		}
+		w.diags = append(w.diags, fmt.Sprintf("%s is ignored: %s", projectFile, why))
 	}
 	w.cfg = rules.Merge(user, project, trust)
 	return w
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
+// present reports whether something is at path, without following a
+// final link or opening anything.
+func present(path string) bool {
+	_, err := os.Lstat(path)
 	return err == nil
 }
 

@@ -281,8 +281,10 @@ func TestConfigTrust(t *testing.T) {
 	}{
 		{name: "trusted", trusted: &yes, wantOn: false},
 		{name: "untrusted", trusted: &no, wantOn: true, wantIgnore: true},
-		{name: "no notion of trust, default", trusted: nil, wantOn: false},
+		{name: "no notion of trust, default", trusted: nil, wantOn: true, wantIgnore: true},
+		{name: "no notion of trust, user says yes", trusted: nil, user: `{"trustProjectConfig": true}`, wantOn: false},
 		{name: "no notion of trust, user says no", trusted: nil, user: `{"trustProjectConfig": false}`, wantOn: true, wantIgnore: true},
+		{name: "trusted, user says no", trusted: &yes, user: `{"trustProjectConfig": false}`, wantOn: false},
 		{name: "invalid user file", trusted: &yes, user: `{"topK": "many"}`, wantOn: false, wantDiag: "skill-lifecycle.json:1"},
 	}
 	for _, c := range cases {
@@ -307,7 +309,7 @@ func TestConfigTrust(t *testing.T) {
 				t.Fatal(err)
 			}
 			diags := strings.Join(res.Diagnostics, "\n")
-			if got := strings.Contains(diags, "ignored: the project is not trusted"); got != c.wantIgnore {
+			if got := strings.Contains(diags, "skill-lifecycle.json is ignored: "); got != c.wantIgnore {
 				t.Errorf("ignored-project diagnostic = %v, want %v; diagnostics:\n%s", got, c.wantIgnore, diags)
 			}
 			if c.wantDiag != "" && !strings.Contains(diags, c.wantDiag) {

@@ -112,9 +112,10 @@ type InitializeParams struct {
 	// (Pi: ~/.pi/agent or PI_CODING_AGENT_DIR).
 	Cwd      string `json:"cwd"`
 	AgentDir string `json:"agentDir"`
-	// Trusted says whether project-local configuration may be honoured;
-	// absent (null) for a host with no notion of project trust, in which
-	// case the user file's trustProjectConfig decides.
+	// Trusted says whether the user trusted the project, so that its
+	// .pi/skill-lifecycle.json may apply (the file is not opened
+	// otherwise); absent (null) for a host that cannot tell, in which case
+	// the user file's trustProjectConfig decides (default false).
 	Trusted       *bool       `json:"trusted,omitempty"`
 	Skills        []HostSkill `json:"skills"`
 	Models        []HostModel `json:"models"`

@@ -57,7 +57,9 @@ type Config struct {
 	MinScorablePromptLength int             `json:"minScorablePromptLength"`
 	TopicChangeThreshold    float64         `json:"topicChangeThreshold"`
 	// TrustProjectConfig, read from the user's file only, decides whether
-	// the project's file counts when the host has no notion of trust.
+	// the project's file counts when the host has no notion of trust (Pi
+	// 0.73). Off by default: a repository's file applies only when the
+	// user opted in (docs/config.md, "Where the files are").
 	TrustProjectConfig bool `json:"trustProjectConfig"`
 	// CacheAware decides when dropped bodies are archived (cache-aware
 	// archiving); off, they are archived as soon as they are judged.
@@ -96,7 +98,7 @@ func Default() Config {
 		SkipOnShortPrompts:      true,
 		MinScorablePromptLength: 15,
 		TopicChangeThreshold:    0.7,
-		TrustProjectConfig:      true,
+		TrustProjectConfig:      false,
 		CacheAware:              DefaultCacheAware(),
 		Dedupe:                  DefaultDedupe,
 		Compaction:              DefaultCompaction(),

@@ -20,7 +20,10 @@ func TestDefaultsMatchReference(t *testing.T) {
 		"rules": []any{}, "threshold": 0.15, "pinned": []any{}, "minKeep": 2.0,
 		"maxKeep": 0.0, "evictOnSkillLoad": true, "blockDirectSkillReads": true,
 		"verbose": true, "skipOnShortPrompts": true, "minScorablePromptLength": 15.0,
-		"topicChangeThreshold": 0.7, "trustProjectConfig": true,
+		"topicChangeThreshold": 0.7,
+		// Unlike the reference (true): a project file applies on a host
+		// without trust only when the user opts in (docs/config.md).
+		"trustProjectConfig": false,
 		// Not in the reference: cache-aware archiving (docs/cache-aware.md).
 		"cacheAware": map[string]any{"enabled": true, "readPrice": 0.1, "writePrice": 1.25,
 			"cacheTTLSeconds": 300.0, "horizonTurns": 3.0, "horizonRequests": 0.0, "maxDueShare": 0.15,
@@ -244,6 +247,7 @@ func TestMerge(t *testing.T) {
 	}
 	user := parse(`{"topK": 5, "minKeep": 1, "pinned": ["a"], "rules": [{"skillName": "u", "keywords": ["u1", "u2"]}], "models": {"default": "small"}}`)
 	userNoTrust := parse(`{"topK": 5, "trustProjectConfig": false}`)
+	userTrust := parse(`{"trustProjectConfig": true}`)
 	project := parse(`{"minKeep": 3, "pinned": [], "rules": [{"skillName": "p", "keywords": ["p1"], "weight": 2}], "trustProjectConfig": true}`)
 
 	withDefaults := func(mod func(*Config)) Config {
@@ -273,8 +277,9 @@ func TestMerge(t *testing.T) {
 			c.Rules = []Rule{{SkillName: "u", Keywords: []string{"u1", "u2"}, Weight: 1}}
 			c.Models, c.ModelsFile, c.ModelsLine = json.RawMessage(`{"default": "small"}`), "x", 1
 		})},
-		{"no host trust: user default trusts", Fragment{}, project, TrustUnknown, withDefaults(func(c *Config) {
-			c.MinKeep, c.Pinned = 3, []string{}
+		{"no host trust: by default the project is ignored", Fragment{}, project, TrustUnknown, Default()},
+		{"no host trust: the user opts in", userTrust, project, TrustUnknown, withDefaults(func(c *Config) {
+			c.MinKeep, c.Pinned, c.TrustProjectConfig = 3, []string{}, true
 			c.Rules = []Rule{{SkillName: "p", Keywords: []string{"p1"}, Weight: 2}}
 		})},
 		{"no host trust: user says no, project cannot vouch for itself", userNoTrust, project, TrustUnknown, withDefaults(func(c *Config) {

@@ -251,7 +251,17 @@ type sidecar struct {
 
 func startSidecar(t testing.TB, args ...string) *sidecar {
 	t.Helper()
+	return startSidecarWith(t, nil, args...)
+}
+
+// startSidecarWith is startSidecar with setup applied to the command
+// before it starts (a controlling terminal, for one).
+func startSidecarWith(t testing.TB, setup func(*exec.Cmd), args ...string) *sidecar {
+	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"serve"}, args...)...)
+	if setup != nil {
+		setup(cmd)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
