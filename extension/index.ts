@@ -8,8 +8,10 @@
 // the system prompt's skills section with a stable listing, records every
 // decision as a custom session entry, and switches models when asked.
 //
-// It imports nothing from Pi at run time, so it loads in Pi 1.6
-// (@earendil-works/pi-coding-agent) and in 0.73 (@mariozechner/...).
+// It imports nothing from Pi statically, so it loads in Pi 1.6
+// (@earendil-works/pi-coding-agent) and in 0.73 (@mariozechner/...); only
+// the project-trust check imports Pi 1.6's own trust functions, when Pi
+// has project trust at all.
 // Everything fails open: if the sidecar is missing, crashes or does not
 // answer in time, the event proceeds as without the extension, the user is
 // told once, and the sidecar is restarted with its state restored from the
@@ -99,6 +101,43 @@ function agentDir(): string {
 	const d = process.env.PI_CODING_AGENT_DIR;
 	if (d) return d.startsWith("~") ? join(homedir(), d.slice(1)) : d;
 	return join(homedir(), ".pi", "agent");
+}
+
+// projectTrust says whether the project's own .pi/skill-lifecycle.json may
+// apply (docs/config.md, "Where the files are"): true only when the user
+// trusted this project, false when not, undefined when Pi cannot tell (Pi
+// 0.73 has no project trust): the user file's trustProjectConfig decides
+// then. ctx.isProjectTrusted() alone is not enough: Pi 1.6 reports a folder
+// holding none of the files it gates (.pi/settings.json, .pi/extensions,
+// .agents/skills, ...) as trusted although nobody was asked
+// (dist/core/project-trust.js resolveProjectTrusted: `trustStore.get(cwd)
+// ?? true`). For such a folder the file is taken as one Pi gates, and Pi's
+// order applied without its prompt: -a/-na, then the saved decision in
+// <agentDir>/trust.json (this folder or the nearest parent), then
+// defaultProjectTrust "always"; anything else is no trust. Pi's own
+// functions do it (exported by the package since 1.6).
+async function projectTrust(ctx: Ctx): Promise<boolean | undefined> {
+	if (typeof ctx.isProjectTrusted !== "function") return undefined;
+	try {
+		if (!ctx.isProjectTrusted()) return false;
+		const host: any = await import("@earendil-works/pi-coding-agent" as string);
+		if (host.hasTrustRequiringProjectResources(ctx.cwd)) return true; // Pi decided for this folder's files
+		const override = host.parseArgs(process.argv.slice(2)).projectTrustOverride;
+		if (typeof override === "boolean") return override;
+		const saved = new host.ProjectTrustStore(agentDir()).get(ctx.cwd);
+		if (typeof saved === "boolean") return saved;
+		return readAgentSettings()?.defaultProjectTrust === "always";
+	} catch {
+		return undefined; // Pi does not say: the user's opt-in decides
+	}
+}
+
+function readAgentSettings(): any {
+	try {
+		return JSON.parse(readFileSync(join(agentDir(), "settings.json"), "utf8"));
+	} catch {
+		return undefined; // no settings file, or not JSON
+	}
 }
 
 function isExecutable(p: string): boolean {
@@ -328,9 +367,9 @@ class Sidecar {
 				host: { name: "pi", version: process.env.PI_VERSION ?? "" },
 				cwd: ctx.cwd,
 				agentDir: agentDir(),
-				// Pi 0.73 has no project trust: leave it out (the user's
-				// trustProjectConfig decides).
-				trusted: typeof ctx.isProjectTrusted === "function" ? !!ctx.isProjectTrusted() : undefined,
+				// Undefined (left out) when Pi cannot tell, e.g. Pi 0.73:
+				// the user's trustProjectConfig decides.
+				trusted: await projectTrust(ctx),
 				skills: this.skills,
 				models: hostModels(ctx),
 				currentModel: ctx.model ? { provider: ctx.model.provider, id: ctx.model.id } : undefined,
