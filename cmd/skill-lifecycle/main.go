@@ -61,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "--help", "help":
 		usage(stdout)
 		return 0
+	case "--version", "-version":
+		return runVersion(nil, stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
@@ -86,11 +85,6 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// serveVersion is the module version the binary was built from ("devel"
-// for a build from a checkout).
-func serveVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// serveVersion is the version initialize reports: the packaged build's
+// stamp, else the module version ("devel" when Go recorded none).
+func serveVersion() string { return currentVersion().Version }
