@@ -19,14 +19,13 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import {
-	createMessageConnection,
-	type MessageConnection,
-	StreamMessageReader,
-	StreamMessageWriter,
-} from "vscode-jsonrpc/node";
+import { fileURLToPath } from "node:url";
+// Types only: the module itself is loaded when the sidecar first starts
+// (loadRpc), so that a missing dependency fails open instead of stopping Pi.
+import type { MessageConnection, StreamMessageWriter } from "vscode-jsonrpc/node";
 
 // ---- Protocol (mirrors protocol/types.go) ---------------------------------
 
@@ -147,6 +146,21 @@ function isExecutable(p: string): boolean {
 	} catch {
 		return false;
 	}
+}
+
+// The bridge's own folder, and a require that resolves from it (what Pi
+// loads the bridge with may not offer one).
+const bridgeDir = safe(() => dirname(fileURLToPath(import.meta.url))) ?? process.cwd();
+const bridgeRequire = createRequire(join(bridgeDir, "index.ts"));
+
+type Rpc = typeof import("vscode-jsonrpc/node");
+let rpc: Rpc | undefined;
+
+// loadRpc loads vscode-jsonrpc once; it throws when the dependency is not
+// installed (a local copy of the bridge without `npm ci`).
+function loadRpc(): Rpc {
+	rpc ??= bridgeRequire("vscode-jsonrpc/node") as Rpc;
+	return rpc;
 }
 
 // findBinary: SKILL_LIFECYCLE_BIN, then the --skill-lifecycle-bin flag, then
@@ -279,6 +293,15 @@ class Sidecar {
 	}
 
 	private async doStart(ctx: Ctx): Promise<boolean> {
+		let rpc: Rpc;
+		try {
+			rpc = loadRpc();
+		} catch (err) {
+			this.disabled = true;
+			const why = String((err as Error)?.message ?? err).split("\n")[0];
+			this.tell(`its dependency vscode-jsonrpc could not be loaded (${why}); run \`npm ci\` in ${bridgeDir}; running without it.`, ctx);
+			return false;
+		}
 		const bin = findBinary(this.pi);
 		if (!bin) {
 			this.disabled = true;
@@ -334,9 +357,9 @@ class Sidecar {
 		(proc.stdin as any)?.unref?.();
 		(proc.stdout as any)?.unref?.();
 		(proc.stderr as any)?.unref?.();
-		const conn = createMessageConnection(
-			new StreamMessageReader(proc.stdout!),
-			new SafeWriter(proc.stdin!, () => this.down(proc)) as any,
+		const conn = rpc.createMessageConnection(
+			new rpc.StreamMessageReader(proc.stdout!),
+			new SafeWriter(new rpc.StreamMessageWriter(proc.stdin!), () => this.down(proc)) as any,
 			quietLogger,
 		);
 		this.conn = conn;
@@ -573,13 +596,10 @@ class Sidecar {
 // would crash Pi: the failure marks the sidecar down instead, which disposes
 // the connection and rejects the pending requests.
 class SafeWriter {
-	private inner: StreamMessageWriter;
 	constructor(
-		stream: NodeJS.WritableStream,
+		private inner: StreamMessageWriter,
 		private onFail: () => void,
-	) {
-		this.inner = new StreamMessageWriter(stream);
-	}
+	) {}
 	get onError() {
 		return this.inner.onError;
 	}
