@@ -142,7 +142,8 @@ function readAgentSettings(): any {
 function isExecutable(p: string): boolean {
 	try {
 		const st = statSync(p);
-		return st.isFile() && (st.mode & 0o111) !== 0;
+		// Windows has no execute bits.
+		return st.isFile() && (process.platform === "win32" || (st.mode & 0o111) !== 0);
 	} catch {
 		return false;
 	}
@@ -152,6 +153,7 @@ function isExecutable(p: string): boolean {
 // loads the bridge with may not offer one).
 const bridgeDir = safe(() => dirname(fileURLToPath(import.meta.url))) ?? process.cwd();
 const bridgeRequire = createRequire(join(bridgeDir, "index.ts"));
+const binaryName = process.platform === "win32" ? "skill-lifecycle.exe" : "skill-lifecycle";
 
 type Rpc = typeof import("vscode-jsonrpc/node");
 let rpc: Rpc | undefined;
@@ -163,27 +165,29 @@ function loadRpc(): Rpc {
 	return rpc;
 }
 
-// findBinary: SKILL_LIFECYCLE_BIN, then the --skill-lifecycle-bin flag, then
-// "skillLifecycle.binary" in the agent folder's settings.json, then PATH.
-function findBinary(pi: Pi): string | undefined {
+// packagedBinary is the binary of the platform package that `pi install
+// npm:skill-lifecycle` installs beside the bridge (an optional dependency
+// per platform, built by scripts/package.sh), if there is one.
+function packagedBinary(): string | undefined {
+	try {
+		const manifest = bridgeRequire.resolve(`@skill-lifecycle/${process.platform}-${process.arch}/package.json`);
+		const p = join(dirname(manifest), "bin", binaryName);
+		return isExecutable(p) ? p : undefined;
+	} catch {
+		return undefined; // not installed: a checkout, or another platform
+	}
+}
+
+// findBinary: the platform package's binary, then SKILL_LIFECYCLE_BIN,
+// then skill-lifecycle on PATH (docs/protocol.md, "The bridge's side").
+function findBinary(): string | undefined {
+	const packaged = packagedBinary();
+	if (packaged) return packaged;
 	const env = process.env.SKILL_LIFECYCLE_BIN;
 	if (env) return isExecutable(env) ? env : undefined;
-	try {
-		const flag = pi.getFlag?.("skill-lifecycle-bin");
-		if (typeof flag === "string" && flag) return flag;
-	} catch {
-		// getFlag may be unavailable before flags are parsed
-	}
-	try {
-		const settings = JSON.parse(readFileSync(join(agentDir(), "settings.json"), "utf8"));
-		const b = settings?.skillLifecycle?.binary;
-		if (typeof b === "string" && b) return b;
-	} catch {
-		// no settings file, or not JSON: ignore
-	}
 	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
 		if (!dir) continue;
-		const p = join(dir, "skill-lifecycle");
+		const p = join(dir, binaryName);
 		if (isExecutable(p)) return p;
 	}
 	return undefined;
@@ -299,17 +303,17 @@ class Sidecar {
 		} catch (err) {
 			this.disabled = true;
 			const why = String((err as Error)?.message ?? err).split("\n")[0];
-			this.tell(`its dependency vscode-jsonrpc could not be loaded (${why}); run \`npm ci\` in ${bridgeDir}; running without it.`, ctx);
+			this.tell(`its dependency vscode-jsonrpc could not be loaded (${why}); run \`npm ci\` in ${bridgeDir}, or install the bridge with \`pi install npm:skill-lifecycle\`; running without it.`, ctx);
 			return false;
 		}
-		const bin = findBinary(this.pi);
+		const bin = findBinary();
 		if (!bin) {
 			this.disabled = true;
 			const env = process.env.SKILL_LIFECYCLE_BIN;
 			this.tell(
 				env
 					? `SKILL_LIFECYCLE_BIN (${env}) is not an executable file; running without it.`
-					: "the skill-lifecycle binary was not found (set SKILL_LIFECYCLE_BIN or put it on PATH); running without it.",
+					: "the skill-lifecycle binary was not found (install the bridge with `pi install npm:skill-lifecycle`, set SKILL_LIFECYCLE_BIN or put it on PATH); running without it.",
 				ctx,
 			);
 			return false;
@@ -1020,12 +1024,6 @@ export default function skillLifecycle(pi: Pi) {
 	// cache), "stopped" (it decided to stop keeping it warm) or "".
 	let warming: "" | "warm" | "stopped" = "";
 	let lastWarmAt = 0; // when Pi last decided to refresh it, in this pause (0: not)
-
-	try {
-		pi.registerFlag?.("skill-lifecycle-bin", { type: "string", description: "Path of the skill-lifecycle binary" });
-	} catch {
-		// flags unsupported: env var and PATH still work
-	}
 
 	const registerTool = () => {
 		if (toolRegistered || !side.init) return;

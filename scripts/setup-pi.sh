@@ -6,7 +6,9 @@
 #   - Pi 1.6.0 from tests/e2e/package-lock.json (npm ci run with Node 22 first on
 #     PATH, so install scripts and engine checks see the Node that will run it);
 #   - Pi 0.73.1 from tests/e2e/pi073/package-lock.json (npm ci with the machine's Node);
-#   - the bridge's dependencies from extension/package-lock.json, when it exists.
+#   - the bridge's dependencies from extension/package-lock.json, when it exists;
+#   - verdaccio from tests/e2e/registry/package-lock.json (npm ci with Node 22),
+#     the npm registry that TestPackagedInstall runs on 127.0.0.1.
 # Idempotent: each step is skipped when its stamp matches the pinned inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +61,8 @@ install_lock "$old" ""
 if [ -f "$root/extension/package-lock.json" ]; then
   install_lock "$root/extension" "$node22_dir/bin:"
 fi
+# 5. The local npm registry of the install test.
+install_lock "$e2e/registry" "$node22_dir/bin:"
 
 # The CLI entry points, as the packages' "bin" fields name them.
 pi16=$(readlink -f "$e2e/node_modules/.bin/pi" || true)
@@ -75,3 +79,4 @@ echo "NODE22=$node22_dir/bin/node"
 echo "NODE20=$(command -v node) ($(node --version))"
 echo "PI16_CLI=$pi16"
 echo "PI073_CLI=$pi073"
+echo "VERDACCIO=$e2e/registry/node_modules/verdaccio/bin/verdaccio"
