@@ -26,6 +26,12 @@ fi
 staticcheck ./...
 staticcheck -tags e2e ./...
 
+# The bridge's TypeScript, strict (no build step: Pi loads it with jiti).
+echo "== tsc"
+bash scripts/setup-pi.sh >/dev/null
+tsc() { .tools/node22/bin/node extension/node_modules/typescript/bin/tsc "$@"; }
+tsc -p extension
+
 echo "== go test"
 go test -count=1 ./...
 
