@@ -10,12 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestBridgeCommandsMatch: the bridge (extension/index.ts) registers its
+// TestBridgeCommandsMatch: the bridge (extension/commands.ts) registers its
 // slash commands when Pi loads it, before any sidecar answers, so it keeps
 // its own copy of the list that initialize sends to other hosts. The two
 // must not drift.
 func TestBridgeCommandsMatch(t *testing.T) {
-	path := filepath.Join("..", "extension", "index.ts")
+	path := filepath.Join("..", "extension", "commands.ts")
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading the bridge: %v", err)
@@ -35,6 +35,6 @@ func TestBridgeCommandsMatch(t *testing.T) {
 		got = append(got, CommandSpec{Name: name, Description: desc})
 	}
 	if diff := cmp.Diff(commandSpecs(), got); diff != "" {
-		t.Errorf("extension/index.ts COMMANDS differ from protocol.commandSpecs (-sidecar +bridge):\n%s", diff)
+		t.Errorf("extension/commands.ts COMMANDS differ from protocol.commandSpecs (-sidecar +bridge):\n%s", diff)
 	}
 }

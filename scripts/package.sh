@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the npm packages that `pi install npm:skill-lifecycle` installs:
-#   skill-lifecycle              the Pi package: the bridge (extension/index.ts),
-#                                its CHANGELOG.md, README.md and the LICENSE, its
+#   skill-lifecycle              the Pi package: the bridge (extension/index.ts and
+#                                the modules it imports, as the "files" of
+#                                extension/package.json list them), its
+#                                CHANGELOG.md, README.md and the LICENSE, its
 #                                dependency (vscode-jsonrpc) bundled, and one
 #                                optional dependency per platform, pinned to the
 #                                same version;
@@ -24,7 +26,7 @@ out=$root/dist/npm
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a folder}; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "package.sh: unknown argument $1 (usage: scripts/package.sh [--out DIR])" >&2; exit 2 ;;
   esac
 done
@@ -91,7 +93,11 @@ optional="$optional }"
 # extension/ itself.
 dir=$stage/skill-lifecycle
 mkdir -p "$dir"
-cp extension/index.ts extension/CHANGELOG.md extension/README.md extension/package.json extension/package-lock.json LICENSE "$dir/"
+# The bridge's files are those its manifest's "files" names (LICENSE is the
+# repository's).
+files=$(node -p 'require("./extension/package.json").files.filter((f) => f !== "LICENSE").join(" ")')
+for f in $files; do cp "extension/$f" "$dir/"; done
+cp extension/package.json extension/package-lock.json LICENSE "$dir/"
 (cd "$dir" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --silent >&2)
 rm "$dir/package-lock.json"
 manifest "$dir/package.json" "(() => {

@@ -3,8 +3,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,11 +29,11 @@ func TestBridgeWithoutDependencyPi073(t *testing.T) {
 
 func scenarioWithoutDependency(t *testing.T, pi PiInstall) {
 	env, prov, paths := bridgeEnv(t, pi, readSkillScript("tide-tables"), "")
-	// The bridge's files alone, in a folder with no node_modules in it or
-	// above it.
+	// The bridge's files alone (its manifest and the modules it lists), in
+	// a folder with no node_modules in it or above it.
 	dir := filepath.Join(t.TempDir(), "skill-lifecycle")
 	src := filepath.Dir(BridgeExtension(t))
-	for _, f := range []string{"index.ts", "package.json"} {
+	for _, f := range append(bridgeModules(t), "package.json") {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			t.Fatal(err)
@@ -73,4 +75,28 @@ func scenarioWithoutDependency(t *testing.T, pi PiInstall) {
 	if n := strings.Count(res.Stderr, "skill-lifecycle:"); n != 1 || !strings.Contains(res.Stderr, want) || !strings.Contains(res.Stderr, "running without it") {
 		t.Errorf("the user was told %d times (want once, %q); stderr:\n%s", n, want, res.Stderr)
 	}
+}
+
+// bridgeModules are the TypeScript files of the bridge's package, as the
+// "files" of extension/package.json list them.
+func bridgeModules(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(BridgeExtension(t)), "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Files []string }
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("extension/package.json: %v", err)
+	}
+	var ts []string
+	for _, f := range m.Files {
+		if strings.HasSuffix(f, ".ts") {
+			ts = append(ts, f)
+		}
+	}
+	if !slices.Contains(ts, "index.ts") {
+		t.Fatalf("extension/package.json: files %q lack index.ts", m.Files)
+	}
+	return ts
 }

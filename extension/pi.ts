@@ -1,0 +1,259 @@
+// The part of Pi the bridge uses, as types.
+//
+// The bridge imports nothing from Pi at run time, so that it loads in Pi 1.6
+// (@earendil-works/pi-coding-agent) and 0.73 (@mariozechner/...). These are
+// the members of Pi's ExtensionAPI, ExtensionContext, events, messages and
+// session entries it calls or reads (Pi's dist/core/extensions/types.d.ts),
+// as both versions declare them: what one lacks is optional.
+//
+// Messages, content blocks and session entries are unions in Pi (one type
+// per role or entry type, and extensions add their own); the bridge reads
+// them field by field, so they are one interface each here, every field of
+// every member that the bridge reads. Pi's own untyped data (tool
+// arguments, result details, custom entries' data) is unknown: record
+// narrows it.
+
+export type NotifyLevel = "info" | "warning" | "error";
+
+// ---- Messages -------------------------------------------------------------------
+
+/** A content block: text, thinking, toolCall or image (pi-ai's TextContent, ...). */
+export interface Block {
+	type: string;
+	text?: string; // text
+	thinking?: string; // thinking
+	id?: string; // toolCall
+	name?: string; // toolCall
+	arguments?: unknown; // toolCall: the model's arguments, any JSON object
+}
+
+export interface TextBlock {
+	type: "text";
+	text: string;
+}
+
+/** Token usage as the provider reported it (pi-ai's Usage). */
+export interface Usage {
+	input: number;
+	cacheRead: number;
+	cacheWrite: number;
+}
+
+/** One message of the conversation (Pi's AgentMessage). */
+export interface Message {
+	role: string; // user, assistant, toolResult, custom, and Pi's and extensions' others
+	content?: string | Block[];
+	timestamp?: number;
+	usage?: Usage; // assistant
+	stopReason?: string; // assistant
+	toolCallId?: string; // toolResult
+	toolName?: string; // toolResult
+	isError?: boolean; // toolResult
+	details?: unknown; // toolResult, custom: the tool's or extension's own
+	customType?: string; // custom
+}
+
+// ---- The session ------------------------------------------------------------------
+
+/** One entry of the session (Pi's SessionEntry). */
+export interface Entry {
+	type: string; // message, custom, custom_message, compaction, ...
+	id: string;
+	message?: Message; // message
+	customType?: string; // custom, custom_message
+	data?: unknown; // custom: the extension's own
+	content?: string | Block[]; // custom_message
+	details?: unknown; // custom_message
+}
+
+/** A compaction entry (Pi's CompactionEntry). */
+export interface CompactionEntry {
+	id: string;
+	firstKeptEntryId?: string;
+}
+
+// ---- Models -------------------------------------------------------------------------
+
+/** A model of Pi's registry (pi-ai's Model). */
+export interface Model {
+	provider: string;
+	id: string;
+	name?: string;
+	/** Dollars per million tokens. */
+	cost?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
+	contextWindow?: number;
+	reasoning?: boolean;
+	/** The cache lifetime in seconds per retention tier (Pi 1.6). */
+	promptCache?: { short?: number; long?: number };
+}
+
+export interface ModelRegistry {
+	find?(provider: string, id: string): Model | undefined;
+	getAll?(): Model[];
+	getAvailable?(): Model[];
+}
+
+// ---- The context handlers get --------------------------------------------------------
+
+/** Pi's ExtensionContext. */
+export interface Context {
+	cwd: string;
+	hasUI: boolean;
+	ui: { notify(message: string, level?: NotifyLevel): void };
+	model: Model | undefined;
+	modelRegistry?: ModelRegistry;
+	sessionManager: { getBranch(): Entry[] };
+	isIdle?(): boolean;
+	/** Pi 1.6: whether the project is trusted (0.73 has no project trust). */
+	isProjectTrusted?(): boolean;
+	getSystemPrompt?(): string;
+}
+
+// ---- Events ---------------------------------------------------------------------------
+
+/** A skill as Pi lists it for the system prompt (Pi's Skill). */
+export interface PromptSkill {
+	name: string;
+	description?: string;
+	filePath: string;
+	disableModelInvocation?: boolean;
+}
+
+export interface BeforeAgentStartEvent {
+	prompt?: string;
+	/** Pi 1.6: "custom" for a run that a custom message starts. */
+	messageType?: string;
+	systemPrompt: string;
+	systemPromptOptions?: {
+		skills?: PromptSkill[];
+		/** Pi 1.6: the structured system prompt, by section. */
+		sections?: Record<string, string>;
+	};
+}
+
+export interface ContextEvent {
+	messages: Message[];
+}
+
+export interface ToolCallEvent {
+	toolName: string;
+	toolCallId: string;
+	input: unknown; // the tool's arguments
+}
+
+export interface ToolResultEvent {
+	toolName: string;
+	toolCallId: string;
+	input: unknown; // the tool's arguments
+	isError: boolean;
+	details: unknown; // the tool's own
+}
+
+export interface SessionCompactEvent {
+	compactionEntry: CompactionEntry;
+}
+
+/** Pi 1.6: whether to refresh an idle prompt cache. */
+export interface CacheWarmingDecisionEvent {
+	action: string; // "warm", "stop"
+}
+
+export interface ModelSelectEvent {
+	model: Model;
+	source?: string;
+}
+
+/** The events the bridge handles, with what a handler may return. */
+export interface Events {
+	session_start: { event: unknown; result: void };
+	session_tree: { event: unknown; result: void };
+	session_switch: { event: unknown; result: void }; // Pis before 0.73 (neither 0.73.1 nor 1.6 sends it)
+	session_fork: { event: unknown; result: void }; // the same
+	session_shutdown: { event: unknown; result: void };
+	session_compact: { event: SessionCompactEvent; result: void };
+	before_agent_start: { event: BeforeAgentStartEvent; result: { systemPrompt?: string } };
+	context: { event: ContextEvent; result: { messages?: Message[] } };
+	tool_call: { event: ToolCallEvent; result: { block?: boolean; reason?: string } };
+	tool_result: { event: ToolResultEvent; result: { details?: unknown } };
+	agent_start: { event: unknown; result: void };
+	agent_end: { event: unknown; result: void };
+	cache_warming_decision: { event: CacheWarmingDecisionEvent; result: void };
+	model_select: { event: ModelSelectEvent; result: void };
+}
+
+export type Handler<E extends keyof Events> = (
+	event: Events[E]["event"],
+	ctx: Context,
+) => Promise<Events[E]["result"] | undefined> | Events[E]["result"] | undefined;
+
+// ---- What the bridge registers ----------------------------------------------------------
+
+/** The answer of a tool (Pi's AgentToolResult). */
+export interface ToolResult {
+	content: TextBlock[];
+	details: unknown;
+}
+
+/** A tool (Pi's ToolDefinition). */
+export interface ToolDefinition {
+	name: string;
+	label: string;
+	description: string;
+	promptSnippet?: string;
+	parameters: unknown; // a JSON Schema object
+	execute(toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: unknown, ctx: Context): Promise<ToolResult>;
+}
+
+/** A slash command (Pi's RegisteredCommand). */
+export interface CommandDefinition {
+	description?: string;
+	handler(args: string, ctx: Context): Promise<void>;
+}
+
+/** A command Pi lists (Pi's SlashCommandInfo; older Pis had path). */
+export interface CommandInfo {
+	name: string;
+	description?: string;
+	source: string; // "skill" for a skill's /skill:name
+	sourceInfo?: { path?: string };
+	path?: string;
+}
+
+/** A custom message (Pi's CustomMessage, as sendMessage takes it). */
+export interface CustomMessage {
+	customType: string;
+	content: string;
+	display: boolean;
+	details?: unknown;
+}
+
+/** Pi's ExtensionAPI. */
+export interface Pi {
+	on<E extends keyof Events>(event: E, handler: Handler<E>): void;
+	registerTool(tool: ToolDefinition): void;
+	registerCommand(name: string, command: CommandDefinition): void;
+	appendEntry(customType: string, data?: unknown): void;
+	sendMessage(message: CustomMessage, options?: { deliverAs?: "steer" | "followUp" | "nextTurn" }): void;
+	getCommands?(): CommandInfo[];
+	/** The active tools' names (read as unknown: the bridge also takes objects with a name). */
+	getActiveTools?(): unknown;
+	getThinkingLevel?(): string;
+	setThinkingLevel(level: string): void;
+	setModel(model: Model): Promise<boolean>;
+}
+
+// ---- Narrowing Pi's untyped data ------------------------------------------------------------
+
+/** record is v when it is an object (an array too), to read its fields; else undefined. */
+export function record(v: unknown): Record<string, unknown> | undefined {
+	return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : undefined;
+}
+
+/** safe calls into Pi: undefined when f throws. */
+export function safe<T>(f: () => T): T | undefined {
+	try {
+		return f();
+	} catch {
+		return undefined;
+	}
+}
