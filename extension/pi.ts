@@ -5,6 +5,7 @@
 // the members of Pi's ExtensionAPI, ExtensionContext, events, messages and
 // session entries it calls or reads (Pi's dist/core/extensions/types.d.ts),
 // as both versions declare them: what one lacks is optional.
+// check/pi.ts checks them against both versions' own declarations.
 //
 // Messages, content blocks and session entries are unions in Pi (one type
 // per role or entry type, and extensions add their own); the bridge reads

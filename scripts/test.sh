@@ -26,11 +26,13 @@ fi
 staticcheck ./...
 staticcheck -tags e2e ./...
 
-# The bridge's TypeScript, strict (no build step: Pi loads it with jiti).
+# The bridge's TypeScript, strict (no build step: Pi loads it with jiti),
+# and its types of Pi against Pi 1.6's and 0.73's own declarations.
 echo "== tsc"
 bash scripts/setup-pi.sh >/dev/null
 tsc() { .tools/node22/bin/node extension/node_modules/typescript/bin/tsc "$@"; }
 tsc -p extension
+tsc -p extension/check
 
 echo "== go test"
 go test -count=1 ./...
