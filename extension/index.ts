@@ -72,8 +72,8 @@ export default function skillLifecycle(pi: Pi) {
 		await startAndRestore(ctx);
 	});
 
-	// Pi 0.73 reports switches and forks with their own events; 1.6 rebuilds
-	// the extension and sends session_start again.
+	// Pi before 0.65 reported switches and forks with their own events;
+	// 0.73 and 1.6 rebuild the extension and send session_start again.
 	const restoreBranch = async (_event: unknown, ctx: Context) => {
 		side.ctx = ctx;
 		if (!side.available) {

@@ -168,8 +168,8 @@ export interface ModelSelectEvent {
 export interface Events {
 	session_start: { event: unknown; result: void };
 	session_tree: { event: unknown; result: void };
-	session_switch: { event: unknown; result: void }; // Pis before 0.73 (neither 0.73.1 nor 1.6 sends it)
-	session_fork: { event: unknown; result: void }; // the same
+	session_switch: { event: unknown; result: void }; // Pi before 0.65 (its CHANGELOG)
+	session_fork: { event: unknown; result: void }; // Pi before 0.65
 	session_shutdown: { event: unknown; result: void };
 	session_compact: { event: SessionCompactEvent; result: void };
 	before_agent_start: { event: BeforeAgentStartEvent; result: { systemPrompt?: string } };

@@ -181,7 +181,7 @@ func (v *bridgeView) outputTokens(e *session.Entry, cal Calibration) int {
 }
 
 // What the bridge counts. Before each request the bridge measures the
-// context itself (messageSize and findLoads in extension/index.ts): the
+// context itself (messageSize and findLoads in extension/loads.ts): the
 // system prompt's length, then for each of Pi's messages the characters of
 // its text and thinking and of each tool call's name and JSON arguments,
 // in UTF-16 code units as JavaScript counts them. That is neither the

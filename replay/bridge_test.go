@@ -298,7 +298,7 @@ func TestComebacks(t *testing.T) {
 }
 
 // The bridge counts JavaScript's characters of each message's content
-// (extension/index.ts, messageSize), not the request's JSON.
+// (extension/loads.ts, messageSize), not the request's JSON.
 func TestBridgeSize(t *testing.T) {
 	ph := func(string) string { return "[archived]" }
 	block := "<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nBETA\n</skill>"
