@@ -64,6 +64,7 @@ type shapes struct {
 	Anon     struct{ A bool }  `json:"anon"`
 	Empty    struct{}          `json:"empty"`
 	Named    map[string][]bool `json:"named,omitempty"`
+	PtrSlice *[]int            `json:"ptrSlice"`
 }
 
 func shapesSpec(received bool) spec {
@@ -103,6 +104,7 @@ func TestShapes(t *testing.T) {
 		"\tptrList: (inner | null)[];",
 		"\tmap: Record<string, number>;",
 		"\tnamed?: Record<string, boolean[]>;",
+		"\tptrSlice: number[] | null;",
 	}
 	received := []string{
 		`"get": { params: null; result: shapes };`,
@@ -110,6 +112,7 @@ func TestShapes(t *testing.T) {
 		"\tptrList: (inner | null)[] | null;",
 		"\tmap: Record<string, number> | null;",
 		"\tnamed?: Record<string, boolean[] | null>;",
+		"\tptrSlice: number[] | null;",
 	}
 	for _, c := range []struct {
 		received bool
