@@ -190,10 +190,10 @@ type Calibration struct {
 type Accuracy struct {
 	Compared        int     `json:"compared"`
 	PromptExact     int     `json:"promptExact"`
-	PromptWithin2   int     `json:"promptWithin2pct"`
+	PromptWithin2   int     `json:"promptWithin2Pct"`
 	MaxPromptErrPct float64 `json:"maxPromptErrPct"`
 	InputExact      int     `json:"inputExact"`
-	InputWithin2    int     `json:"inputWithin2pct"`
+	InputWithin2    int     `json:"inputWithin2Pct"`
 	MaxInputErrPct  float64 `json:"maxInputErrPct"`
 	// TotalPromptErrPct compares the sums over the branch.
 	TotalPromptErrPct float64 `json:"totalPromptErrPct"`

@@ -150,10 +150,10 @@ type Cost struct {
 // Diagnostic is one problem met while reading a session file. Reading goes
 // on after every diagnostic.
 type Diagnostic struct {
-	File    string
-	Line    int // 1-based, 0 when it concerns the whole file
-	Code    string
-	Message string
+	File    string `json:"file"`
+	Line    int    `json:"line"` // 1-based, 0 when it concerns the whole file
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 func (d Diagnostic) String() string {

@@ -38,9 +38,9 @@ func replaySession(id string) string {
 type replayReport struct {
 	Files       int `json:"files"`
 	Diagnostics []struct {
-		File string `json:"File"`
-		Line int    `json:"Line"`
-		Code string `json:"Code"`
+		File string `json:"file"`
+		Line int    `json:"line"`
+		Code string `json:"code"`
 	} `json:"diagnostics"`
 	DiagnosticsOmitted []struct {
 		File    string `json:"file"`
