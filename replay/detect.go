@@ -57,6 +57,11 @@ type pathInfo struct {
 	calls     map[*session.Entry][]*call    // tool calls of each assistant entry
 	folders   map[string][]string           // skill -> folders seen in loads
 	ids       map[*session.Entry]string     // the load id of each tool result entry (resultID)
+	// unknown holds the loads of skills the pack does not name (a read
+	// of <folder>/<name>/SKILL.md, a skill tool call, a /skill: block):
+	// skill -> folders seen ("" when the load names none). They are not
+	// loads to the engine; Report.SkillsLoaded lists them.
+	unknown map[string][]string
 }
 
 // idOf is the load id of tool result m, of entry e on the branch (nil for
@@ -115,7 +120,7 @@ var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`
 // session's) resolves the relative paths of reads of skills' files.
 func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 	info := &pathInfo{loads: map[*session.Entry][]load{}, resources: map[*session.Entry][]resource{},
-		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}, ids: map[*session.Entry]string{}}
+		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}, ids: map[*session.Entry]string{}, unknown: map[string][]string{}}
 	// The calls awaiting their results, by tool call id, in call order: a
 	// provider may reuse ids, and results come in the order of the calls.
 	type awaiting struct {
@@ -163,6 +168,8 @@ func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 					if p.known(name) {
 						c.LoadOf = name
 						w.load = &load{Skill: name, Kind: lifecycle.ByTool}
+					} else if name != "" {
+						info.unknown[name] = append(info.unknown[name], "")
 					}
 				case "read":
 					var a struct {
@@ -182,6 +189,8 @@ func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 						if name := path.Base(dir); p.known(name) {
 							c.LoadOf = name
 							w.load = &load{Skill: name, Kind: lifecycle.ByRead, Folder: dir, Path: fp}
+						} else if name != "." && name != "/" {
+							info.unknown[name] = append(info.unknown[name], dir)
 						}
 					}
 					if w.load == nil && fp != "" {
@@ -232,6 +241,9 @@ func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 			}
 			t := m.Blocks[0].Text
 			sm := skillBlock.FindStringSubmatch(t)
+			if sm != nil && !p.known(sm[1]) && sm[1] != "" {
+				info.unknown[sm[1]] = append(info.unknown[sm[1]], path.Dir(sm[2]))
+			}
 			if sm == nil || !p.known(sm[1]) {
 				continue
 			}

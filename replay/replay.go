@@ -64,6 +64,7 @@ type Runner struct {
 	files    int
 	seed     maphash.Seed
 	seq      int // recorded requests so far
+	loaded   map[string]*LoadedSkill
 }
 
 // NewRunner prepares a replay.
@@ -218,6 +219,9 @@ type Report struct {
 	// Skipped lists every file (or folder) given or found that was not
 	// replayed, with the reason; Files counts those replayed.
 	Skipped []Skipped `json:"skipped"`
+	// SkillsLoaded lists, by name, the skills the replayed branches load,
+	// whether the pack names them or not (LoadedSkill).
+	SkillsLoaded []LoadedSkill `json:"skillsLoaded"`
 	// Series[i] is strategy i's prompt tokens per request, when asked.
 	Series [][]Point `json:"-"`
 }
@@ -457,6 +461,7 @@ func (r *Runner) replayBranch(s *session.Session, leaf *session.Entry) {
 	br := s.Branch(leaf)
 	b := r.newBranch(br, s.Header.Cwd)
 	b.seq0 = r.seq
+	r.noteLoads(b.info)
 	rep := BranchReport{File: s.Path, Leaf: leaf.ID}
 	for _, e := range br {
 		if m := e.Message; m != nil && m.Role == session.RoleAssistant {
@@ -1372,5 +1377,6 @@ func (r *Runner) Report() *Report {
 	if r.opts.Series {
 		rep.Series = r.series
 	}
+	rep.SkillsLoaded = r.loadedSkills()
 	return rep
 }

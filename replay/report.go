@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -201,4 +203,62 @@ func chartSVG(rep *Report) string {
 	}
 	b.WriteString("</svg>")
 	return b.String()
+}
+
+// LoadedSkill is a skill that the replayed branches load: by a full read
+// of its SKILL.md, a skill tool call or a /skill: command. InPack says the
+// skill pack (--skills) names it: only then does the engine know it, so
+// only then can a strategy archive its body. Loads counts its loads over
+// the branches replayed (with AllBranches, a load on a shared stretch
+// counts once per branch); Folders are the folders holding its skill
+// folder, as the sessions name them.
+type LoadedSkill struct {
+	Name    string   `json:"name"`
+	Loads   int      `json:"loads"`
+	InPack  bool     `json:"inPack"`
+	Folders []string `json:"folders,omitempty"`
+}
+
+// noteLoads adds a branch's loads, known or not to the pack, to
+// Report.SkillsLoaded.
+func (r *Runner) noteLoads(info *pathInfo) {
+	if r.loaded == nil {
+		r.loaded = map[string]*LoadedSkill{}
+	}
+	p := r.opts.Pack
+	add := func(name, folder string, known bool) {
+		ls := r.loaded[name]
+		if ls == nil {
+			ls = &LoadedSkill{Name: name, InPack: known && p != nil && p.Names != nil && p.Names[name]}
+			r.loaded[name] = ls
+		}
+		ls.Loads++
+		if folder == "" {
+			return
+		}
+		parent := path.Dir(folder)
+		if !slices.Contains(ls.Folders, parent) {
+			ls.Folders = append(ls.Folders, parent)
+		}
+	}
+	for _, ls := range info.loads {
+		for _, l := range ls {
+			add(l.Skill, l.Folder, true)
+		}
+	}
+	for name, folders := range info.unknown {
+		for _, f := range folders {
+			add(name, f, false)
+		}
+	}
+}
+
+// loadedSkills is Report.SkillsLoaded: the skills noted, by name.
+func (r *Runner) loadedSkills() []LoadedSkill {
+	out := make([]LoadedSkill, 0, len(r.loaded))
+	for _, ls := range r.loaded {
+		out = append(out, *ls)
+	}
+	slices.SortFunc(out, func(a, b LoadedSkill) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

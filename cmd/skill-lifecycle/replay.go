@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -92,6 +93,7 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 	}
 	opts := replay.Options{TTL: *ttl, AllBranches: *allBranches, Series: *htmlFile != "", Decisions: *decisions, NoComebacks: *noComebacks, AllComebacks: *allComebacks}
 	var cat lifecycle.Catalog
+	var packNames []string // the skills of --skills
 	if *skillsDir != "" {
 		st, err := os.Stat(*skillsDir)
 		if err != nil || !st.IsDir() {
@@ -106,6 +108,9 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 			}
 		}
 		cat, opts.Pack = replay.CatalogOf(sc, orphanDirs)
+		for _, sk := range sc.Skills {
+			packNames = append(packNames, sk.Name)
+		}
 	} else if len(orphanDirs) > 0 {
 		opts.Pack = &replay.Pack{Dirs: orphanDirs}
 	}
@@ -213,6 +218,9 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 	}
 	if len(rep.Skipped) > 0 {
 		fmt.Fprintf(stderr, "replay: %d %s replayed, %d skipped\n", rep.Files, plural(rep.Files, "file", "files"), len(rep.Skipped))
+	}
+	if rep.Files > 0 {
+		packWarning(stderr, *skillsDir, packNames, rep.SkillsLoaded)
 	}
 	if rep.Files == 0 {
 		fmt.Fprintln(stderr, "replay: nothing could be replayed")
@@ -364,4 +372,76 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// packWarning says on stderr when the skill pack leaves the engine blind:
+// no --skills, a folder with no skill, or a pack that names none (or not
+// all) of the skills the sessions load. The engine archives only the
+// bodies of skills it knows, so without this a replay reports no saving
+// without saying why. dir is --skills ("" when not given), pack its
+// skills' names, loaded what the sessions load (Report.SkillsLoaded).
+// The first line says what is wrong, indented lines what to pass.
+func packWarning(w io.Writer, dir string, pack []string, loaded []replay.LoadedSkill) {
+	var in, out, folders []string
+	for _, l := range loaded {
+		if l.InPack {
+			in = append(in, l.Name)
+			continue
+		}
+		out = append(out, l.Name)
+		for _, f := range l.Folders {
+			if !slices.Contains(folders, f) {
+				folders = append(folders, f)
+			}
+		}
+	}
+	dirText := skills.TerminalText(dir)
+	switch {
+	case len(loaded) == 0:
+		fmt.Fprintln(w, "replay: warning: the sessions load no skill (no full read of a SKILL.md, no skill tool call, no /skill: command): no strategy has a body to archive")
+		return
+	case dir == "":
+		fmt.Fprintln(w, "replay: warning: no skill pack given (--skills DIR), so no strategy archives a body")
+	case len(pack) == 0:
+		fmt.Fprintf(w, "replay: warning: --skills %s holds no skill (no <name>/SKILL.md below it), so no strategy archives a body\n", dirText)
+	case len(in) == 0:
+		fmt.Fprintf(w, "replay: warning: --skills %s names none of the skills the sessions load, so no strategy archives a body\n", dirText)
+		fmt.Fprintf(w, "  it holds %d: %s\n", len(pack), nameList(pack, 5))
+	case len(out) > 0:
+		fmt.Fprintf(w, "replay: warning: --skills %s lacks %d of the %d skills the sessions load: their bodies are never archived\n", dirText, len(out), len(loaded))
+	default:
+		return
+	}
+	fmt.Fprintf(w, "  the sessions load %d %s the engine does not know: %s\n", len(out), plural(len(out), "skill", "skills"), nameList(out, 5))
+	// A folder the sessions read their skills from that is still here is
+	// the pack to pass.
+	for _, f := range folders {
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			fmt.Fprintf(w, "  pass --skills %s (the sessions read them from there)\n", skills.TerminalText(f))
+			return
+		}
+	}
+	if len(folders) > 0 {
+		fmt.Fprintf(w, "  pass the folder that holds them with --skills; the sessions read them from %s\n", nameList(folders, 1))
+		return
+	}
+	fmt.Fprintln(w, "  pass the folder that holds them with --skills")
+}
+
+// nameList joins names (as terminal text), the first max of them, with a
+// count of the rest.
+func nameList(names []string, max int) string {
+	shown := names
+	if len(shown) > max {
+		shown = shown[:max]
+	}
+	parts := make([]string, len(shown))
+	for i, n := range shown {
+		parts[i] = skills.TerminalText(n)
+	}
+	s := strings.Join(parts, ", ")
+	if len(names) > max {
+		s += fmt.Sprintf(" and %d more", len(names)-max)
+	}
+	return s
 }

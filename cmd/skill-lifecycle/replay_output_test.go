@@ -91,3 +91,89 @@ func TestReplayJSONStyle(t *testing.T) {
 		t.Errorf("checked %d keys and %d diagnostics; want the whole report, with a diagnostic", keys, diags)
 	}
 }
+
+// TestReplayPackWarning: a replay whose pack leaves the engine blind says
+// so on stderr, with what to pass: no --skills, an empty folder, a pack
+// naming none or only some of the skills the sessions load; a folder the
+// sessions read their skills from that still exists is named as the
+// --skills to pass. The right pack, or sessions that load no skill, get
+// no such advice (the latter a note that nothing is loaded).
+func TestReplayPackWarning(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	other := filepath.Join(dir, "other", "bake-bread")
+	for _, d := range []string{empty, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(other, "SKILL.md"), []byte("---\nname: bake-bread\ndescription: Bake bread.\n---\nKnead.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A session that read its skills from a folder that still exists:
+	// the bundled pack.
+	src, err := os.ReadFile(filepath.Join(liveSessions, "cancel-orders.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(livePack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(dir, "here", "cancel-orders.jsonl")
+	if err := os.MkdirAll(filepath.Dir(here), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.ReplaceAll(string(src), "/tmp/TestLiveBenchruncancel-ordersnone2972812217/003/project/.agents/skills", abs)
+	if err := os.WriteFile(here, []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noSkills := filepath.Join("..", "..", "testdata", "replay", "branches.jsonl")
+
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		want  []string // lines of stderr, in order
+		never string
+	}{
+		{"no pack", []string{liveSessions},
+			[]string{"replay: warning: no skill pack given (--skills DIR), so no strategy archives a body",
+				"  the sessions load 8 skills the engine does not know: add-go-test, design-http-api, format-commit-message, profile-go-service, trace-failing-request and 3 more",
+				"  pass the folder that holds them with --skills; the sessions read them from /tmp/TestLiveBenchruncancel-ordersnone2972812217/003/project/.agents/skills and 3 more"}, ""},
+		{"empty folder", []string{"--skills", empty, liveSessions},
+			[]string{"replay: warning: --skills " + empty + " holds no skill (no <name>/SKILL.md below it), so no strategy archives a body",
+				"  the sessions load 8 skills the engine does not know: "}, ""},
+		{"another pack", []string{"--skills", filepath.Dir(other), liveSessions},
+			[]string{"replay: warning: --skills " + filepath.Dir(other) + " names none of the skills the sessions load, so no strategy archives a body",
+				"  it holds 1: bake-bread",
+				"  the sessions load 8 skills the engine does not know: "}, ""},
+		{"part of the pack", []string{"--skills", filepath.Join(livePack, "add-go-test"), liveSessions},
+			[]string{"replay: warning: --skills " + filepath.Join(livePack, "add-go-test") + " lacks 7 of the 8 skills the sessions load: their bodies are never archived",
+				"  the sessions load 7 skills the engine does not know: design-http-api, "}, ""},
+		{"the folder is here", []string{here},
+			[]string{"replay: warning: no skill pack given (--skills DIR), so no strategy archives a body",
+				"  the sessions load 6 skills the engine does not know: ",
+				"  pass --skills " + abs + " (the sessions read them from there)"}, ""},
+		{"the right pack", []string{"--skills", livePack, liveSessions}, nil, "warning"},
+		{"no skill loaded", []string{noSkills},
+			[]string{"replay: warning: the sessions load no skill (no full read of a SKILL.md, no skill tool call, no /skill: command): no strategy has a body to archive"}, "--skills"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr := replayRun(t, 0, tc.args...)
+			lines := strings.Split(stderr, "\n")
+			at := 0
+			for _, w := range tc.want {
+				for at < len(lines) && !strings.HasPrefix(lines[at], w) {
+					at++
+				}
+				if at == len(lines) {
+					t.Fatalf("stderr lacks a line starting %q (after the previous ones):\n%s", w, stderr)
+				}
+				at++
+			}
+			if tc.never != "" && strings.Contains(stderr, tc.never) {
+				t.Errorf("stderr has %q:\n%s", tc.never, stderr)
+			}
+		})
+	}
+}
