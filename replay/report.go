@@ -58,6 +58,19 @@ func WriteTable(w io.Writer, rep *Report) {
 			a.PromptExact, a.Compared, a.PromptWithin2, a.Compared, a.InputWithin2, a.Compared, b.RecordedCostUSD, ka)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, calibrationNote(rep))
+}
+
+// calibrationNote is the line under the calibration table: the token
+// columns check the rebuilt requests; the two USD columns differ by the
+// pricing, not by the tokens.
+func calibrationNote(rep *Report) string {
+	life := "no cache lifetime"
+	if rep.TTLSeconds > 0 {
+		life = fmt.Sprintf("a cache that expires %gs after a request", rep.TTLSeconds)
+	}
+	return "the token columns check the rebuilt requests; the USD columns differ by pricing alone: recorded is what the provider billed, " +
+		"keep-all the same requests as replay prices every strategy (cache writes at the write price, " + life + ")"
 }
 
 // WriteDecisions prints, per branch and engine strategy, what the engine

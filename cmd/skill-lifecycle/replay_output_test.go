@@ -177,3 +177,31 @@ func TestReplayPackWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayCalibrationNote: the table comparing keep-all with the
+// recorded usage is followed by the line that says why its two USD
+// columns differ (the pricing, with the cache lifetime in use) while the
+// token columns match.
+func TestReplayCalibrationNote(t *testing.T) {
+	for _, tc := range []struct{ ttl, life string }{
+		{"5m", "a cache that expires 300s after a request"},
+		{"0", "no cache lifetime"},
+	} {
+		out, _ := replayRun(t, 0, "--cache-ttl", tc.ttl, "--skills", livePack, liveSessions)
+		_, table, ok := strings.Cut(out, "keep-all against the recorded usage, per session:\n")
+		if !ok {
+			t.Fatalf("no calibration table:\n%s", out)
+		}
+		lines := strings.Split(strings.TrimSpace(table), "\n")
+		// The header, one row per session, then the note.
+		if len(lines) != 6 || !strings.Contains(lines[1], "46/46") {
+			t.Fatalf("calibration table of %d lines, want 6:\n%s", len(lines), table)
+		}
+		note := lines[5]
+		for _, want := range []string{"the USD columns differ by pricing alone", "recorded is what the provider billed", tc.life} {
+			if !strings.Contains(note, want) {
+				t.Errorf("--cache-ttl %s: the line under the table %q lacks %q", tc.ttl, note, want)
+			}
+		}
+	}
+}
