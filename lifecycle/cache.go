@@ -226,6 +226,9 @@ func joinNote(a, b string) string {
 func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []int, string) {
 	cfg, note := e.cfg.CacheAware.ForModel(r.Cache)
 	c := rules.CacheCase{Config: cfg, Total: r.Total, Previous: e.previousSize(r), BreakAt: -1, Requests: e.requests, CharsPerUnit: r.CharsPerUnit}
+	if r.Cache != nil {
+		c.UnitUSD = r.Cache.UnitUSD // for the reasons' figures
+	}
 	if r.ChangedFrom > 0 {
 		c.BreakAt = r.ChangedFrom
 	}

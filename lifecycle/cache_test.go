@@ -100,7 +100,7 @@ func TestCacheAwareEngine(t *testing.T) {
 			// The placeholder of eda is 140 characters, so archiving frees 860.
 			// a at 100 of 2,600: region 2,500, written 1,640: 2,050 − 250 = 1,800 against 86 × 2.
 			append(opening, evReq(2, hot, "a", "s")),
-			[]string{"due a"}, "archiving now would cost 1800 (rewriting the cache after offset 100) and save 86 a request, 172 over ~2 expected requests"},
+			[]string{"due a"}, "archiving now would cost 1800 input chars (rewriting the cache after character 100) and save 86 input chars a request, 172 input chars over ~2 expected requests"},
 		{"cache-aware: a cold cache archives", true,
 			append(opening, evReq(2, hot, "a", "s"), evReq(3, cold, "a", "s")),
 			[]string{"due a", "archive a cache-cold"}, ""},
@@ -127,7 +127,7 @@ func TestCacheAwareEngine(t *testing.T) {
 			[]string{"due a", "archive a horizon"}, ""},
 		{"cache-aware: judged relevant again, the body stays", true,
 			append(opening, evReq(2, hot, "a", "s"), evEnd(), evPrompt("explore the data please"), evStart(), evReq(3, hot, "a", "s")),
-			[]string{"due a", "undue a relevant", "due s"}, "after offset 1100"},
+			[]string{"due a", "undue a relevant", "due s"}, "after character 1100"},
 		{"cache-aware: a short follow-up does not revive it", true,
 			append(opening, evReq(2, hot, "a", "s"), evEnd(), evPrompt("ok"), evStart(), evReq(3, cold, "a", "s")),
 			[]string{"due a", "archive a cache-cold"}, ""},
@@ -155,7 +155,7 @@ func TestCacheAwareEngine(t *testing.T) {
 			[]string{"due a", "archive a pays"}, ""},
 		{"cache-aware: fromModel off: the file's prices stand", true,
 			append(opening, priced(evReq(2, hot, "a", "s"), 1, 1, 0)),
-			[]string{"due a"}, "archiving now would cost 1800 (rewriting the cache after offset 100)"},
+			[]string{"due a"}, "archiving now would cost 1800 input chars (rewriting the cache after character 100)"},
 		{"cache-aware: reads at half the input price and no write premium: it pays at once", true,
 			// r = 0.5, w = 1: 1,640 − 0.5 × 2,500 = 390 against 0.5 × 860 = 430 × 2.
 			append(opening, priced(evReq(2, hot, "a", "s"), 0.5, 1, 0)),

@@ -60,7 +60,7 @@ func TestRoutedEntry(t *testing.T) {
 		text   string // in the text of the last archive or undue
 	}{
 		{"routed: archived at the next request", nil, routes,
-			[]string{"due t", "archive t routed-entry"}, "costs 140 once and saves 85.4 a request"},
+			[]string{"due t", "archive t routed-entry"}, "costs 140 input chars once and saves 85.4 input chars a request"},
 		{"a long run since the entry loaded: kept, and pinned from then on", nil,
 			append(late, evLoad("m", "model"), reqAt(3, 10100, "t", 100, "e", 9100, "m", 10100)),
 			[]string{"due t", "undue t entry"}, "it stays pinned"},
@@ -74,7 +74,7 @@ func TestRoutedEntry(t *testing.T) {
 			append(routes, evEnd(), evPrompt("fit a model"), evStart(), evLoad("t2", "triage"), reqAt(3, 2000, "t", 100, "e", 1150, "t2", 2000),
 				evLoad("m", "model"), reqAt(4, 3000, "t", 100, "e", 1150, "t2", 2000, "m", 3000)),
 			[]string{"due t", "archive t routed-entry", "due e", "due t2", "archive e pays", "archive t2 routed-entry"},
-			"costs 82.5 once and saves 85.4 a request, 1494.5 over ~20 requests while it stays archived, against an expected comeback of 425 (probability 0.25)"},
+			"costs 82.5 input chars once and saves 85.4 input chars a request, 1494.5 input chars over ~20 requests while it stays archived, against an expected comeback of 425 input chars (probability 0.25)"},
 		{"the same task: loaded again after its archive (a comeback), it stays", nil,
 			append(routes, evLoad("t2", "triage"), reqAt(3, 2000, "t", 100, "e", 1150, "t2", 2000),
 				evLoad("m", "model"), reqAt(4, 3000, "t", 100, "e", 1150, "t2", 2000, "m", 3000)),

@@ -1135,6 +1135,14 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		if r, w, ok := rules.ModelCachePrices(pr.Input, pr.CacheRead, pr.CacheWrite); ok {
 			req.Cache = &rules.ModelCache{Model: key, ReadPrice: r, WritePrice: w}
 		}
+		// The price of a character of input, so that the engine's
+		// reasons state their costs in dollars (nothing else reads it).
+		if pr.Input > 0 && cal.CharsPerToken > 0 {
+			if req.Cache == nil {
+				req.Cache = &rules.ModelCache{Model: key}
+			}
+			req.Cache.UnitUSD = pr.Input / 1e6 / cal.CharsPerToken
+		}
 		// The usage the provider reported for the previous request is
 		// replay's own pricing of it: what a provider with this lifetime
 		// would have said.

@@ -128,6 +128,13 @@ type ModelCache struct {
 	// use (Pi 1.6: the model's promptCache.short, or .long with
 	// PI_CACHE_RETENTION=long).
 	TTLSeconds float64 `json:"ttlSeconds,omitempty"`
+	// UnitUSD is the price in USD of one unit of the request (a
+	// character, see CacheCase.CharsPerUnit) sent as uncached input; 0:
+	// unknown. It only changes how the timing's reasons state costs (in
+	// dollars rather than in units of input, CacheCase.Money). Replay
+	// sets it from its prices and calibration; the bridge, which does not
+	// know the characters per token, does not send it.
+	UnitUSD float64 `json:"-"`
 }
 
 // ModelCachePrices turns a model's prices per token (any unit, the same
@@ -279,6 +286,9 @@ type CacheCase struct {
 	// CharsPerUnit is the number of characters in a unit of the offsets
 	// (0 or 1: characters), for BoundMinChars.
 	CharsPerUnit float64
+	// UnitUSD is the price of one unit of uncached input in USD
+	// (ModelCache.UnitUSD; 0: unknown), for the reasons' figures only.
+	UnitUSD float64
 }
 
 // Timing is the timing verdict for one candidate.
@@ -415,11 +425,11 @@ func PlanArchives(c CacheCase) []Timing {
 			g := Expected(0, []float64{cs}, []float64{SavingPerRequest(freed(cd), r)}, []float64{back(cd)}, []float64{cd.Comeback}, n)
 			if cd.Overdue || g >= 0 {
 				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeCold, Save: cs, Requests: n,
-					Text: fmt.Sprintf("archived now: the prompt cache is cold (%s), so nothing cached is lost and this request already saves %s", c.ColdWhy, num(cs))}
+					Text: fmt.Sprintf("archived now: the prompt cache is cold (%s), so nothing cached is lost and this request already saves %s", c.ColdWhy, c.Money(cs))}
 				continue
 			}
 			out[i] = Timing{ID: cd.ID, Code: TimeDefer, Save: cs, Requests: n,
-				Text: fmt.Sprintf("kept for now: the prompt cache is cold (%s), but the agent is likely to need the body again (comeback probability %s, expected comeback cost %s against a saving of %s now and %s a request)", c.ColdWhy, num(cd.Comeback), num(back(cd)), num(cs), num(SavingPerRequest(freed(cd), r)))}
+				Text: fmt.Sprintf("kept for now: the prompt cache is cold (%s), but the agent is likely to need the body again (comeback probability %s, expected comeback cost %s against a saving of %s now and %s a request)", c.ColdWhy, num(cd.Comeback), c.Money(back(cd)), c.Money(cs), c.Money(SavingPerRequest(freed(cd), r)))}
 		}
 		return out
 	}
@@ -472,7 +482,7 @@ func PlanArchives(c CacheCase) []Timing {
 		cd := c.Candidates[i]
 		if cd.Offset >= brk {
 			out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeBroken, Save: SavingPerRequest(freed(cd), r), Requests: n,
-				Text: fmt.Sprintf("archived now: the prompt cache is rewritten from offset %d on anyway (%s), so archiving costs nothing extra", brk, brkWhy)}
+				Text: fmt.Sprintf("archived now: the prompt cache is rewritten from %s on anyway (%s), so archiving costs nothing extra", c.At(brk), brkWhy)}
 			continue
 		}
 		before = append(before, i)
@@ -525,7 +535,7 @@ func PlanArchives(c CacheCase) []Timing {
 				i := before[k]
 				cd := c.Candidates[i]
 				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimeBound, Cost: cost[from], Save: save[from], Requests: n,
-					Text: fmt.Sprintf("archived now: the bodies due for archive, with the files that go with them, would hold more than maxDueShare %g of the request; rewriting the cache from offset %d costs %s once and saves %s a request", cfg.MaxDueShare, c.Candidates[before[from]].Offset, num(cost[from]), num(save[from]))}
+					Text: fmt.Sprintf("archived now: the bodies due for archive, with the files that go with them, would hold more than maxDueShare %g of the request; rewriting the cache from %s %s and saves %s a request", cfg.MaxDueShare, c.At(c.Candidates[before[from]].Offset), c.once(cost[from]), c.Money(save[from]))}
 			}
 			upTo = c.Candidates[before[from]].Offset
 			before = before[:from]
@@ -535,11 +545,11 @@ func PlanArchives(c CacheCase) []Timing {
 			cd := c.Candidates[i]
 			if bestK >= 0 && k >= bestK {
 				out[i] = Timing{ID: cd.ID, Archive: true, Code: TimePays, Cost: cost[bestK], Save: save[bestK], Requests: n,
-					Text: fmt.Sprintf("archived now: it pays: rewriting the cache from offset %d costs %s once and saves %s a request, %s over ~%d requests%s%s", c.Candidates[before[bestK]].Offset, num(cost[bestK]), num(save[bestK]), num(expSave[bestK]), n, comebackText(comeback[bestK]), maybeCold(c))}
+					Text: fmt.Sprintf("archived now: it pays: rewriting the cache from %s %s and saves %s a request, %s over ~%d requests%s%s", c.At(c.Candidates[before[bestK]].Offset), c.once(cost[bestK]), c.Money(save[bestK]), c.Money(expSave[bestK]), n, c.comebackText(comeback[bestK]), maybeCold(c))}
 				continue
 			}
 			out[i] = Timing{ID: cd.ID, Code: TimeDefer, Cost: cost[k], Save: save[k], Requests: n,
-				Text: fmt.Sprintf("kept for now: archiving now would cost %s (rewriting the cache after offset %d) and save %s a request, %s over ~%d expected requests%s%s; it waits for a cold cache, a rewrite before it, or the horizon (%s)", num(cost[k]), cd.Offset, num(save[k]), num(expSave[k]), n, comebackText(comeback[k]), maybeCold(c), horizonText(cfg))}
+				Text: fmt.Sprintf("kept for now: archiving now would %s and save %s a request, %s over ~%d expected requests%s%s; it waits for a cold cache, a rewrite before it, or the horizon (%s)", c.wouldCost(cost[k], cd.Offset), c.Money(save[k]), c.Money(expSave[k]), n, c.comebackText(comeback[k]), maybeCold(c), horizonText(cfg))}
 		}
 		return out
 	}
@@ -570,14 +580,14 @@ func routedTiming(c CacheCase, cd Candidate, brk int64, brkWhy string, q float64
 		return routedUnread(cd, r, n)
 	case cd.Offset >= brk:
 		return Timing{ID: cd.ID, Archive: true, Code: TimeBroken, Save: save, Requests: n,
-			Text: fmt.Sprintf("archived now: the entry skill has routed, and the prompt cache is rewritten from offset %d on anyway (%s), so archiving costs nothing extra", brk, brkWhy)}
+			Text: fmt.Sprintf("archived now: the entry skill has routed, and the prompt cache is rewritten from %s on anyway (%s), so archiving costs nothing extra", c.At(brk), brkWhy)}
 	}
 	upTo = min(upTo, brk)
 	cost := (1 - q) * BreakCost(cd.Offset, max(upTo, cd.Offset), freed, r, w)
 	back := ComebackCost(cd.Comeback, c.Total, cd.Size, r, w)
 	g := Expected(cost, []float64{q * ColdSaving(freed, w)}, []float64{save}, []float64{back}, []float64{cd.Comeback}, n)
-	figures := fmt.Sprintf("rewriting the cache from offset %d to %d costs %s once and saves %s a request, %s over ~%d requests while it stays archived, against an expected comeback of %s (probability %s)%s",
-		cd.Offset, max(upTo, cd.Offset), num(cost), num(save), num(ArchivedShare(cd.Comeback)*save*float64(n)), n, num(back), strconv.FormatFloat(cd.Comeback, 'g', 3, 64), maybeCold(c))
+	figures := fmt.Sprintf("rewriting the cache from %s to %d %s and saves %s a request, %s over ~%d requests while it stays archived, against an expected comeback of %s (probability %s)%s",
+		c.At(cd.Offset), max(upTo, cd.Offset), c.once(cost), c.Money(save), c.Money(ArchivedShare(cd.Comeback)*save*float64(n)), n, c.Money(back), strconv.FormatFloat(cd.Comeback, 'g', 3, 64), maybeCold(c))
 	if g > 0 {
 		return Timing{ID: cd.ID, Archive: true, Code: TimeRouted, Cost: cost, Save: save, Requests: n,
 			Text: "archived now: the entry skill has routed, and archiving it while only this run's work follows it pays: " + figures}
@@ -596,11 +606,59 @@ func routedUnread(cd Candidate, r float64, n int) Timing {
 // comebackText says what the expected comebacks of a batch cost, when
 // they cost anything: the saving before it is counted only while the
 // bodies stay archived (ArchivedShare).
-func comebackText(cost float64) string {
+func (c CacheCase) comebackText(cost float64) string {
 	if cost <= 0 {
 		return ""
 	}
-	return " while archived, against an expected comeback cost of " + num(cost)
+	return " while archived, against an expected comeback cost of " + c.Money(cost)
+}
+
+// Money states a cost or saving of the timing arithmetic (units of the
+// request times multiples of the input price) with its unit: in USD to
+// six decimals when the price of a unit is known (UnitUSD), else in units
+// of uncached input ("307.9 input chars": what 307.9 characters sent
+// uncached would cost).
+func (c CacheCase) Money(v float64) string {
+	if c.UnitUSD > 0 {
+		return "$" + strconv.FormatFloat(v*c.UnitUSD, 'f', 6, 64)
+	}
+	return num(v) + " input " + c.unitName()
+}
+
+// At names a position in the request with its unit ("character 5208").
+func (c CacheCase) At(offset int64) string {
+	if c.CharsPerUnit > 1 {
+		return "token " + strconv.FormatInt(offset, 10)
+	}
+	return "character " + strconv.FormatInt(offset, 10)
+}
+
+// unitName is the unit of the request's sizes: "chars" or "tokens".
+func (c CacheCase) unitName() string {
+	if c.CharsPerUnit > 1 {
+		return "tokens"
+	}
+	return "chars"
+}
+
+// once states the one-time cost of a rewrite ("costs $0.000231 once").
+// It is negative when the rewrite costs less than keeping the body would
+// (BreakCost: what replaces the body, written, is cheaper than the body,
+// read from the cache): archiving then saves at once, and says so.
+func (c CacheCase) once(cost float64) string {
+	if cost < 0 {
+		return "saves " + c.Money(-cost) + " at once (writing the placeholder and what follows the body costs less than reading the body from the cache)"
+	}
+	return "costs " + c.Money(cost) + " once"
+}
+
+// wouldCost is once for a body kept: "cost $X (rewriting the cache after
+// character N)", or what it would save at once.
+func (c CacheCase) wouldCost(cost float64, offset int64) string {
+	if cost < 0 {
+		return fmt.Sprintf("save %s at once (rewriting the cache after %s costs less than reading the body from it)", c.Money(-cost), c.At(offset))
+	}
+	return fmt.Sprintf("cost %s (rewriting the cache after %s)", c.Money(cost), c.At(offset))
 }
 
 // boundStart returns the index in before from which the due bodies must go

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -171,10 +172,10 @@ func TestPlanArchives(t *testing.T) {
 	}{
 		{"hot, body at the head: 11,525 once against 90 × 10 requests: kept",
 			[]Candidate{cand("a", 0)}, 11000, false, -1, 10,
-			[]want{{false, TimeDefer, 11525, 90}}, "archiving now would cost 11525 (rewriting the cache after offset 0) and save 90 a request, 900 over ~10", 0},
+			[]want{{false, TimeDefer, 11525, 90}}, "archiving now would cost 11525 input chars (rewriting the cache after character 0) and save 90 input chars a request, 900 input chars over ~10", 0},
 		{"hot, body at the tail: 25 once against 90 a request: archived",
 			[]Candidate{cand("a", 10000)}, 11000, false, -1, 10,
-			[]want{{true, TimePays, 25, 90}}, "costs 25 once and saves 90 a request", 0},
+			[]want{{true, TimePays, 25, 90}}, "costs 25 input chars once and saves 90 input chars a request", 0},
 		{"cold: archived at no extra cost, saving the write of the body",
 			[]Candidate{cand("a", 0)}, 11000, true, -1, 10,
 			[]want{{true, TimeCold, 0, 1125}}, "cache is cold", 0},
@@ -186,7 +187,7 @@ func TestPlanArchives(t *testing.T) {
 			// Alone b: region 1,500, cost 1.25×600 − 150 = 600, 8 × 90 = 720: net 120.
 			// From a: region 3,000, written 1,200: 1,500 − 300 = 1,200; 8 × 180 = 1,440: net 240.
 			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 8,
-			[]want{{true, TimePays, 1200, 180}, {true, TimePays, 1200, 180}}, "from offset 8000", 0},
+			[]want{{true, TimePays, 1200, 180}, {true, TimePays, 1200, 180}}, "from character 8000", 0},
 		{"batching: with 6 requests neither pays",
 			[]Candidate{cand("a", 8000), cand("b", 9500)}, 11000, false, -1, 6,
 			[]want{{false, TimeDefer, 1200, 180}, {false, TimeDefer, 600, 90}}, "kept for now", 0},
@@ -238,16 +239,16 @@ func TestPlanArchives(t *testing.T) {
 		// comeback costs 0.1 × 10,000 + 1.25 × 1,000 = 2,250.
 		{"comeback 0.25: 0.875 × 3,600 − 1,175 − 0.25 × 2,250 = 1,412.5 > 0: archived",
 			[]Candidate{withP(cand("a", 8000), 0.25)}, 10000, false, -1, 40,
-			[]want{{true, TimePays, 1175, 90}}, "saves 90 a request, 3150 over ~40 requests while archived, against an expected comeback cost of 562.5", 0},
+			[]want{{true, TimePays, 1175, 90}}, "saves 90 input chars a request, 3150 input chars over ~40 requests while archived, against an expected comeback cost of 562.5 input chars", 0},
 		{"comeback 0.5: 0.75 × 3,600 − 1,175 − 0.5 × 2,250 = 400 > 0: archived",
 			[]Candidate{withP(cand("a", 8000), 0.5)}, 10000, false, -1, 40,
 			[]want{{true, TimePays, 1175, 90}}, "it pays", 0},
 		{"comeback 0.75: 0.625 × 3,600 − 1,175 − 0.75 × 2,250 = −612.5: kept",
 			[]Candidate{withP(cand("a", 8000), 0.75)}, 10000, false, -1, 40,
-			[]want{{false, TimeDefer, 1175, 90}}, "save 90 a request, 2250 over ~40 expected requests while archived, against an expected comeback cost of 1687.5", 0},
+			[]want{{false, TimeDefer, 1175, 90}}, "save 90 input chars a request, 2250 input chars over ~40 expected requests while archived, against an expected comeback cost of 1687.5 input chars", 0},
 		{"hot, comeback 1 (archived and reloaded before): no saving counted, −1,175 − 2,250: kept",
 			[]Candidate{withP(cand("a", 8000), 1)}, 10000, false, -1, 40,
-			[]want{{false, TimeDefer, 1175, 90}}, "0 over ~40 expected requests", 0},
+			[]want{{false, TimeDefer, 1175, 90}}, "0 input chars over ~40 expected requests", 0},
 		{"cold, comeback 1 (archived and reloaded before): 1,125 − 2,250 < 0: kept",
 			[]Candidate{withP(cand("a", 8000), 1)}, 10000, true, -1, 40,
 			[]want{{false, TimeDefer, 0, 1125}}, "likely to need the body again", 0},
@@ -535,10 +536,10 @@ func TestPlanArchivesRoutedEntry(t *testing.T) {
 	}{
 		{"only the load that routed follows it: region [1,000, 2,300), written 400: 500 − 130 = 370 against 90 × 20: archived",
 			[]Candidate{routed(cand("r", 1000))}, 2300, -1, false,
-			[]want{{true, TimeRouted, 370, 90}}, "costs 370 once and saves 90 a request, 1800 over ~20 requests", ""},
+			[]want{{true, TimeRouted, 370, 90}}, "costs 370 input chars once and saves 90 input chars a request, 1800 input chars over ~20 requests", ""},
 		{"with comeback 0.25: 0.875 × 1,800 − 370 − 0.25 × (1,100 + 1,250) = 617.5 > 0: archived",
 			[]Candidate{withP(routed(cand("r", 1000)), 0.25)}, 2300, -1, false,
-			[]want{{true, TimeRouted, 370, 90}}, "1575 over ~20 requests while it stays archived, against an expected comeback of 587.5 (probability 0.25)", ""},
+			[]want{{true, TimeRouted, 370, 90}}, "1575 input chars over ~20 requests while it stays archived, against an expected comeback of 587.5 input chars (probability 0.25)", ""},
 		{"the same body as an ordinary due one is charged to the request's end: 1.25 × 9,100 − 1,000 = 10,375: kept",
 			[]Candidate{withP(cand("r", 1000), 0.25)}, 2300, -1, false,
 			[]want{{false, TimeDefer, 10375, 90}}, "kept for now", ""},
@@ -556,7 +557,7 @@ func TestPlanArchivesRoutedEntry(t *testing.T) {
 			[]want{{false, TimeDefer, 0, 90}}, "has not read it yet", ""},
 		{"the prefix is already rewritten from 500: archived at no extra cost",
 			[]Candidate{routed(cand("r", 1000))}, 10000, 500, false,
-			[]want{{true, TimeBroken, 0, 90}}, "rewritten from offset 500 on anyway", ""},
+			[]want{{true, TimeBroken, 0, 90}}, "rewritten from character 500 on anyway", ""},
 		{"its archive takes a later due body along",
 			[]Candidate{routed(cand("r", 1000)), cand("b", 5000)}, 2300, -1, false,
 			[]want{{true, TimeRouted, 370, 90}, {true, TimeBroken, 0, 90}}, "the entry skill has routed", "the routed entry skill's archive"},
@@ -573,6 +574,56 @@ func TestPlanArchivesRoutedEntry(t *testing.T) {
 			}
 			if tc.alsoWants != "" && !strings.Contains(got[1].Text, tc.alsoWants) {
 				t.Errorf("second text %q lacks %q", got[1].Text, tc.alsoWants)
+			}
+		})
+	}
+}
+
+// TestTimingTextUnits: the timing's reasons state every figure with its
+// unit: positions as characters, costs and savings in input chars (what
+// that many characters of uncached input cost) or, with the price of a
+// character known (UnitUSD), in dollars. A rewrite that costs less than
+// keeping the body (what replaces a large body at the end of the cached
+// prefix is cheaper to write than the body is to read) says what it saves
+// at once, never a negative cost. Large body r at 1,000 (5,000 units,
+// 4,900 freed), the request's new part from 6,000: 1.25 × 100 − 0.1 ×
+// 5,000 = −375.
+func TestTimingTextUnits(t *testing.T) {
+	big := func(id string, off int64) Candidate {
+		return Candidate{ID: id, Offset: off, Size: 5000, Placeholder: 100, Known: true}
+	}
+	routed := big("r", 1000)
+	routed.Routed = true
+	kept := withP(big("k", 6000), 1) // certain to come back: kept whatever it saves
+	negative := regexp.MustCompile(`-[0-9]`)
+	for _, tc := range []struct {
+		name    string
+		cand    Candidate
+		prev    int64
+		unitUSD float64
+		cost    float64
+		want    []string
+	}{
+		{"routed, no price", routed, 6000, 0, -375, []string{
+			"rewriting the cache from character 1000 to 6000 saves 375 input chars at once (writing the placeholder and what follows the body costs less than reading the body from the cache) and saves 490 input chars a request"}},
+		{"routed, in dollars", routed, 6000, 3.0 / 1e6 / 4, -375, []string{
+			"rewriting the cache from character 1000 to 6000 saves $0.000281 at once", "and saves $0.000367 a request", "against an expected comeback of $0.000000 (probability 0)"}},
+		{"kept, no price", kept, 0, 0, -375, []string{
+			"kept for now: archiving now would save 375 input chars at once (rewriting the cache after character 6000 costs less than reading the body from it) and save 490 input chars a request, 0 input chars over ~20 expected requests while archived, against an expected comeback cost of"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := CacheCase{Config: caseConfig(), Candidates: []Candidate{tc.cand}, Total: 11000, Previous: tc.prev, BreakAt: -1, Requests: 20, UnitUSD: tc.unitUSD}
+			got := PlanArchives(c)
+			if got[0].Cost != tc.cost {
+				t.Errorf("cost %g, want %g", got[0].Cost, tc.cost)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0].Text, w) {
+					t.Errorf("text %q lacks %q", got[0].Text, w)
+				}
+			}
+			if negative.MatchString(got[0].Text) {
+				t.Errorf("text %q states a negative figure", got[0].Text)
 			}
 		})
 	}
