@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -73,8 +74,15 @@ func calibrationNote(rep *Report) string {
 		"keep-all the same requests as replay prices every strategy (cache writes at the write price, " + life + ")"
 }
 
+// decisionWidth is the width --decisions wraps its reasons to.
+const decisionWidth = 100
+
 // WriteDecisions prints, per branch and engine strategy, what the engine
-// decided and why, request by request (Options.Decisions).
+// decided and why, request by request (Options.Decisions): one line per
+// decision (request, turn, action, skill and code, aligned), then its
+// reason on indented lines wrapped to decisionWidth. The note of the
+// prices the timing was weighed with, the same on most reasons, is said
+// once under the heading instead.
 func WriteDecisions(w io.Writer, rep *Report) {
 	for _, b := range rep.Branches {
 		name := branchName(rep, b)
@@ -83,8 +91,19 @@ func WriteDecisions(w io.Writer, rep *Report) {
 				continue
 			}
 			fmt.Fprintf(w, "\n%s, %s:\n", name, skills.TerminalText(s.Name))
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			for _, d := range s.Decisions {
+			note := commonNote(s.Decisions)
+			if note != "" {
+				fmt.Fprintf(w, "  (timing weighed with %s)\n", skills.TerminalText(note))
+			}
+			heads := make([][3]string, len(s.Decisions))
+			var wide [3]int
+			for i, d := range s.Decisions {
+				heads[i] = [3]string{fmt.Sprintf("request %d", d.Request), fmt.Sprintf("turn %d", d.Turn), d.Action}
+				for k := range wide {
+					wide[k] = max(wide[k], len(heads[i][k]))
+				}
+			}
+			for i, d := range s.Decisions {
 				what := d.Skill
 				if what == "" {
 					what = d.ID
@@ -93,11 +112,72 @@ func WriteDecisions(w io.Writer, rep *Report) {
 				if d.Code != "" {
 					what += " (" + d.Code + ")"
 				}
-				fmt.Fprintf(tw, "  request %d\tturn %d\t%s\t%s\t%s\n", d.Request, d.Turn, d.Action, what, skills.TerminalText(d.Text))
+				h := heads[i]
+				line := fmt.Sprintf("  %-*s  %-*s  %-*s  %s", wide[0], h[0], wide[1], h[1], wide[2], h[2], what)
+				fmt.Fprintln(w, strings.TrimRight(line, " "))
+				text := d.Text
+				if note != "" {
+					text = strings.Replace(text, " ["+note+"]", "", 1)
+				}
+				for _, l := range wrapText(skills.TerminalText(text), decisionWidth-6) {
+					fmt.Fprintf(w, "      %s\n", l)
+				}
 			}
-			tw.Flush()
 		}
 	}
+}
+
+// commonNote is the bracketed note of the prices (and lifetime) the
+// timing was weighed with ("[p/m: cache read 0.1 and write 1.25 times
+// its input price]", lifecycle's withNote) that most of decisions carry,
+// when at least two do; "" otherwise.
+func commonNote(ds []DecisionNote) string {
+	count := map[string]int{}
+	best := ""
+	for _, d := range ds {
+		i := strings.LastIndex(d.Text, " [")
+		if i < 0 {
+			continue
+		}
+		n, _, ok := strings.Cut(d.Text[i+2:], "]")
+		if !ok || !(strings.Contains(n, "times its input price") || strings.Contains(n, "cache lifetime")) {
+			continue
+		}
+		count[n]++
+		if count[n] > count[best] || (count[n] == count[best] && n < best) {
+			best = n
+		}
+	}
+	if count[best] < 2 {
+		return ""
+	}
+	return best
+}
+
+// wrapText breaks text into lines of at most width characters, at
+// spaces (a word longer than width has a line of its own).
+func wrapText(text string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	n := 0
+	for _, word := range strings.Fields(text) {
+		l := utf8.RuneCountInString(word)
+		if n > 0 && n+1+l > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += l
+	}
+	if n > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
 }
 
 // branchName names a replayed branch on the terminal: its session file's

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // replayRun runs replay with args; it fails the test unless the exit
@@ -203,5 +204,74 @@ func TestReplayCalibrationNote(t *testing.T) {
 				t.Errorf("--cache-ttl %s: the line under the table %q lacks %q", tc.ttl, note, want)
 			}
 		}
+	}
+}
+
+// TestReplayDecisionsFormat: --decisions prints one short line per
+// decision (request, turn, action, skill and code) and its reason on
+// indented lines, none over 100 characters; the prices the timing was
+// weighed with are said once under the heading; every cost and saving is
+// in dollars, none negative; and the list is the one --json gives.
+func TestReplayDecisionsFormat(t *testing.T) {
+	out, _ := replayRun(t, 0, "--decisions", "--skills", livePack, liveSessions)
+	js, _ := replayRun(t, 0, "--decisions", "--json", "--skills", livePack, liveSessions)
+	var rep struct {
+		Branches []struct {
+			Strategies []struct {
+				Decisions []struct {
+					Request int    `json:"request"`
+					Action  string `json:"action"`
+					Text    string `json:"text"`
+				} `json:"decisions"`
+			} `json:"strategies"`
+		} `json:"branches"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, b := range rep.Branches {
+		for _, s := range b.Strategies {
+			want += len(s.Decisions)
+		}
+	}
+	_, list, ok := strings.Cut(out, "\ncancel-orders.jsonl, defaults:\n")
+	if !ok {
+		t.Fatalf("no decisions of cancel-orders:\n%s", out)
+	}
+	head := regexp.MustCompile(`^  request \d+ +turn \d+ +[a-z-]+( +\S.*)?$`)
+	unitless := regexp.MustCompile(`\b(costs?|saves?|save|cost of|comeback of) -?\d`)
+	negative := regexp.MustCompile(`-\$|\$-|costs -`)
+	heads, notes, reasons := 0, 0, 0
+	for _, l := range strings.Split(strings.TrimRight(list, "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("line of %d characters: %q", n, l)
+		}
+		switch {
+		case l == "" || strings.HasSuffix(l, ", defaults:"):
+		case strings.HasPrefix(l, "  (timing weighed with "):
+			notes++
+		case strings.HasPrefix(l, "  request "):
+			if !head.MatchString(l) {
+				t.Errorf("decision line %q", l)
+			}
+			heads++
+		case strings.HasPrefix(l, "      "):
+			reasons++
+			if unitless.MatchString(l) || negative.MatchString(l) {
+				t.Errorf("reason line %q: a figure without its unit, or negative", l)
+			}
+			if strings.Contains(l, "times its input price]") {
+				t.Errorf("reason line %q repeats the prices said under the heading", l)
+			}
+		default:
+			t.Errorf("unexpected line %q", l)
+		}
+	}
+	if heads != want {
+		t.Errorf("%d decision lines, want %d (as --json)", heads, want)
+	}
+	if notes != len(rep.Branches) || reasons < heads {
+		t.Errorf("%d price notes for %d branches, %d reason lines for %d decisions", notes, len(rep.Branches), reasons, heads)
 	}
 }
