@@ -97,6 +97,13 @@ type Point struct {
 	Seq    int
 	Tokens int // prompt tokens
 	Time   time.Time
+	// CostUSD is the request's cost; Archived counts the bodies
+	// archived for the first time from this request on, Reloaded the
+	// loads since the previous request of skills whose copy was archived
+	// (StrategyResult.Reloads): the bodies back in this request.
+	CostUSD  float64
+	Archived int
+	Reloaded int
 }
 
 // StrategyResult sums one strategy over every replayed branch.
@@ -958,7 +965,7 @@ func (b *branch) priceKeepAll(cal Calibration, all []observed, branchIdx int, se
 		c := meter.PriceMeasured(pricing.Request{Time: o.t, Provider: o.provider, Model: o.model, OutputTokens: out},
 			cal.HeaderChars+o.m, cal.HeaderChars+o.p)
 		if b.r.opts.Series {
-			*series = append(*series, Point{Branch: branchIdx, Seq: b.seq0 + k, Tokens: c.PromptTokens, Time: o.t})
+			*series = append(*series, Point{Branch: branchIdx, Seq: b.seq0 + k, Tokens: c.PromptTokens, Time: o.t, CostUSD: c.Total})
 		}
 	}
 	return runOut{totals: meter.Totals}
@@ -1095,6 +1102,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		defer src.setLog(nil)
 	}
 	recorded := 0             // recorded requests priced so far
+	reloadsBefore := 0        // out.reloads at the previous point of the series
 	var prevUsage rules.Usage // the usage replay priced for the previous request
 	havePrevUsage := false
 	price := func(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
@@ -1165,6 +1173,7 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 			arch = next
 			segs, tail = rb.request(cb, arch, inserts, insVersion, e)
 		}
+		archivedBefore := out.archives
 		for id := range arch {
 			if !archivedSeen[id] && !b.resIDs[id] && (dd == nil || !dd.Deduped(id)) {
 				archivedSeen[id] = true
@@ -1173,7 +1182,9 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		}
 		c := meter.Price(pricing.Request{Time: t, Provider: provider, Model: model, Segments: segs, Tail: tail, OutputTokens: outTok})
 		if b.r.opts.Series {
-			*series = append(*series, Point{Branch: branchIdx, Seq: b.seq0 + recorded, Tokens: c.PromptTokens, Time: t})
+			*series = append(*series, Point{Branch: branchIdx, Seq: b.seq0 + recorded, Tokens: c.PromptTokens, Time: t,
+				CostUSD: c.Total, Archived: out.archives - archivedBefore, Reloaded: out.reloads - reloadsBefore})
+			reloadsBefore = out.reloads
 		}
 		prevT, prevModel = t, key
 		prevUsage, havePrevUsage = rules.Usage{CacheRead: int64(c.CacheReadTokens), CacheWrite: int64(c.CacheWriteTokens)}, true

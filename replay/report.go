@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"path"
 	"path/filepath"
@@ -198,104 +197,6 @@ func calText(c Calibration) string {
 		return fmt.Sprintf("fit, header %d, %.2f ch/tok", c.HeaderChars, c.CharsPerToken)
 	}
 	return "default"
-}
-
-// chart colours, one per strategy (cycled).
-var palette = []string{"#555555", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"}
-
-// HTML renders a self-contained report: the table and an inline SVG chart
-// of prompt tokens per request for each strategy (no script).
-func HTML(rep *Report) string {
-	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>skill-lifecycle replay</title>\n")
-	b.WriteString("<style>body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}" +
-		"td,th{padding:.25em .7em;border-bottom:1px solid #ddd;text-align:right}td:first-child,th:first-child{text-align:left}" +
-		"svg text{font:11px system-ui,sans-serif}</style></head><body>\n")
-	b.WriteString("<h1>Replay: cost under prefix-cache pricing</h1>\n<table><tr><th>strategy</th><th>cost USD</th><th>cost %</th><th>peak ctx</th><th>peak %</th><th>reloads</th><th>orphan uses</th><th>comebacks</th><th>archives</th><th>requests</th><th>sessions</th></tr>\n")
-	for i, s := range rep.Strategies {
-		fmt.Fprintf(&b, "<tr><td><span style=\"color:%s\">&#9632;</span> %s</td><td>%.4f</td><td>%.1f%%</td><td>%d</td><td>%.1f%%</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>\n",
-			palette[i%len(palette)], html.EscapeString(s.Name), s.CostUSD, s.CostPct, s.PeakContext, s.PeakPct, s.Reloads, s.OrphanUses, s.Comebacks, s.Archives, s.Requests, s.Sessions)
-	}
-	b.WriteString("</table>\n")
-	b.WriteString("<h2>Context tokens per request</h2>\n<p>Each line is one strategy; a drop below keep-all is where bodies were archived. Dotted lines separate sessions.</p>\n")
-	b.WriteString(chartSVG(rep))
-	b.WriteString("\n<h2>Sessions</h2>\n<table><tr><th>session</th><th>requests</th><th>calibration</th><th>prompt tokens exact</th><th>recorded USD</th>")
-	for _, s := range rep.Strategies {
-		fmt.Fprintf(&b, "<th>%s USD</th>", html.EscapeString(s.Name))
-	}
-	b.WriteString("</tr>\n")
-	for _, br := range rep.Branches {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%d/%d</td><td>%.4f</td>", html.EscapeString(filepath.Base(br.File)),
-			br.Requests, html.EscapeString(calText(br.Calibration)), br.Accuracy.PromptExact, br.Accuracy.Compared, br.RecordedCostUSD)
-		for _, s := range br.Strategies {
-			fmt.Fprintf(&b, "<td>%.4f</td>", s.CostUSD)
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</table>\n</body></html>\n")
-	return b.String()
-}
-
-// maxChartPoints bounds the points drawn per strategy: larger series keep
-// the maximum of each bucket.
-const maxChartPoints = 2000
-
-func chartSVG(rep *Report) string {
-	const w, h, left, bottom, top, right = 960.0, 360.0, 70.0, 30.0, 10.0, 10.0
-	n, peak := 0, 1
-	for _, s := range rep.Series {
-		for _, p := range s {
-			n = max(n, p.Seq+1)
-			peak = max(peak, p.Tokens)
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" role=\"img\" aria-label=\"context tokens per request\">\n", w, h, w, h)
-	if n == 0 {
-		b.WriteString("<text x=\"10\" y=\"20\">no requests</text></svg>")
-		return b.String()
-	}
-	pw, ph := w-left-right, h-top-bottom
-	x := func(i int) float64 { return left + pw*float64(i)/float64(max(1, n-1)) }
-	y := func(v int) float64 { return top + ph*(1-float64(v)/float64(peak)) }
-	fmt.Fprintf(&b, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#999\"/>\n", left, top+ph, left+pw, top+ph)
-	fmt.Fprintf(&b, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#999\"/>\n", left, top, left, top+ph)
-	for k := 0; k <= 4; k++ {
-		v := peak * k / 4
-		fmt.Fprintf(&b, "<text x=\"%g\" y=\"%.1f\" text-anchor=\"end\">%d</text>\n", left-6, y(v)+4, v)
-	}
-	fmt.Fprintf(&b, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">request (%d in all)</text>\n", left+pw/2, h-8, n)
-	if len(rep.Series) > 0 {
-		prev := -1
-		for _, p := range rep.Series[0] {
-			if prev >= 0 && p.Branch != prev {
-				fmt.Fprintf(&b, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#bbb\" stroke-dasharray=\"2,3\"/>\n", x(p.Seq), top, x(p.Seq), top+ph)
-			}
-			prev = p.Branch
-		}
-	}
-	// Bucket the points by request number (the largest of each bucket),
-	// so that long replays stay readable and reloads line up.
-	step := max(1, (n+maxChartPoints-1)/maxChartPoints)
-	for si, s := range rep.Series {
-		var pts strings.Builder
-		for i := 0; i < len(s); {
-			bucket := s[i].Seq / step
-			v := 0
-			for ; i < len(s) && s[i].Seq/step == bucket; i++ {
-				v = max(v, s[i].Tokens)
-			}
-			fmt.Fprintf(&pts, "%.1f,%.1f ", x(bucket*step), y(v))
-		}
-		name := ""
-		if si < len(rep.Strategies) {
-			name = rep.Strategies[si].Name
-		}
-		fmt.Fprintf(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"><title>%s</title></polyline>\n",
-			palette[si%len(palette)], strings.TrimSpace(pts.String()), html.EscapeString(name))
-	}
-	b.WriteString("</svg>")
-	return b.String()
 }
 
 // LoadedSkill is a skill that the replayed branches load: by a full read

@@ -232,7 +232,8 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 		return 3
 	}
 	if *htmlFile != "" {
-		if err := os.WriteFile(*htmlFile, []byte(replay.HTML(rep)), 0o644); err != nil {
+		about := replay.HTMLAbout{Version: currentVersion().String(), Args: append([]string{"replay"}, args...), Pack: *skillsDir, PackSkills: len(packNames)}
+		if err := os.WriteFile(*htmlFile, []byte(replay.HTML(rep, about)), 0o644); err != nil {
 			fmt.Fprintf(stderr, "replay: %v\n", err)
 			return 1
 		}
