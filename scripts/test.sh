@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting and static checks, the Go tests (unit,
-# conformance, short fuzz runs) and the real-Pi end-to-end tests. It installs
-# what it needs (Go modules, staticcheck, Node 22 and Pi under .tools/).
+# conformance, the report in headless Chromium, short fuzz runs) and the
+# real-Pi end-to-end tests. It installs what it needs (Go modules,
+# staticcheck, Debian's chromium, Node 22 and Pi under .tools/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,6 +19,7 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 echo "== go vet"
 go vet ./...
 go vet -tags e2e ./... # the real-Pi tests and the live benchmark
+go vet -tags browser ./tests/browser/ # the report in headless Chromium
 
 echo "== staticcheck"
 if ! command -v staticcheck >/dev/null 2>&1; then
@@ -25,6 +27,7 @@ if ! command -v staticcheck >/dev/null 2>&1; then
 fi
 staticcheck ./...
 staticcheck -tags e2e ./...
+staticcheck -tags browser ./tests/browser/
 
 # The bridge's TypeScript, strict (no build step: Pi loads it with jiti),
 # and its types of Pi against Pi 1.6's and 0.73's own declarations.
@@ -36,6 +39,12 @@ tsc -p extension/check
 
 echo "== go test"
 go test -count=1 ./...
+
+# The replay --html report laid out in Debian's headless Chromium (installed
+# when /usr/bin/chromium is missing).
+echo "== browser (headless Chromium)"
+bash scripts/setup-chromium.sh
+go test -tags browser -count=1 ./tests/browser/
 
 # Short fuzz runs of every fuzz target (the long runs are in docs/reliability.md).
 # The budget is a count of executions, not a duration: on go1.26 a duration
