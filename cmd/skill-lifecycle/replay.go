@@ -48,7 +48,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	ttl := fl.Duration("cache-ttl", replay.DefaultTTL, "cache lifetime; 0 = the cache never expires")
 	allBranches := fl.Bool("all-branches", false, "replay every leaf of each session, not only the last entry's branch")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	htmlFile := fl.String("html", "", "also write a self-contained HTML report with a chart to `FILE`")
+	htmlFile := fl.String("html", "", "also write a self-contained HTML report to `FILE`: the settings, charts of the context and the cumulative cost per strategy (archives and reloads marked), a table per session")
 	noDefaults := fl.Bool("no-defaults", false, "do not add the 'defaults' strategy")
 	recorded := fl.Bool("recorded", false, "add the 'recorded' strategy: the archive decisions the bridge recorded in each session, applied where recorded")
 	decisions := fl.Bool("decisions", false, "after the table, list what each engine strategy decided in each session and why, request by request: bodies marked due, kept (once a turn, with the cost of archiving them then), archived (with the timing), and what the cache lifetime taught; in --json, each session's strategies carry them")
