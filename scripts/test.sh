@@ -12,6 +12,10 @@ export PATH="$(go env GOPATH)/bin:$PATH"
 echo "== go mod download"
 go mod download
 
+echo "== go mod tidy"
+# go.mod and go.sum must say what the code imports, no more and no less.
+if ! go mod tidy -diff; then echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; fi
+
 echo "== gofmt"
 bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
 if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
