@@ -57,7 +57,7 @@ type Engine struct {
 	// Model tiers: the parsed `models` key, its diagnostics, the host's
 	// registry and the tier machine's state.
 	mcfg   models.Config
-	mdiags []models.Diagnostic
+	mdiags []rules.Diagnostic
 	reg    models.Registry
 	mstate models.State
 }

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 
 	"github.com/skill-lifecycle/skill-lifecycle/models"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
@@ -21,22 +22,10 @@ func (e *Engine) parseModels() {
 }
 
 // ModelDiagnostics returns the problems found in the configuration's
-// `models` key, as configuration diagnostics (key "models.…"; an error
-// means the whole key is ignored and nothing switches).
+// `models` key (key "models.…"; an error means the whole key is ignored
+// and nothing switches).
 func (e *Engine) ModelDiagnostics() []rules.Diagnostic {
-	return modelDiagnostics(e.mdiags)
-}
-
-func modelDiagnostics(ds []models.Diagnostic) []rules.Diagnostic {
-	var out []rules.Diagnostic
-	for _, d := range ds {
-		sev := skills.Warning
-		if d.Severity == models.Error {
-			sev = skills.Error
-		}
-		out = append(out, rules.Diagnostic{File: d.File, Line: d.Line, Key: d.Key, Severity: sev, Message: d.Message})
-	}
-	return out
+	return slices.Clone(e.mdiags)
 }
 
 // ModelConfig returns the parsed `models` key in force.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"sort"
 	"strings"
 )
@@ -121,33 +122,6 @@ func DefaultConfig() Config {
 	}
 }
 
-// Severity orders diagnostics.
-type Severity string
-
-// Severities.
-const (
-	// Warning: the configuration is still used.
-	Warning Severity = "warning"
-	// Error: the whole `models` key is ignored (DefaultConfig is used).
-	Error Severity = "error"
-)
-
-// Diagnostic is one problem in the `models` key.
-type Diagnostic struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line,omitempty"` // 1-based line of Key in File; 0 when unknown
-	Key      string   `json:"key"`            // e.g. "models.tiers.big.scope"
-	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
-}
-
-func (d Diagnostic) String() string {
-	if d.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s: %s: %s", d.File, d.Line, d.Key, d.Severity, d.Message)
-	}
-	return fmt.Sprintf("%s: %s: %s: %s", d.File, d.Key, d.Severity, d.Message)
-}
-
 // optOut reports whether a tier name deliberately keeps the current model.
 func optOut(name string) bool { return name == "none" || name == "off" }
 
@@ -156,7 +130,7 @@ func normTier(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 type parser struct {
 	file  string
-	diags []Diagnostic
+	diags []rules.Diagnostic
 	// With line > 0 (the line of the key's value in the file), top is
 	// that value as written and keyAt/valAt give, by key ("models.tiers.
 	// big"), the offsets in top of the key's name and of its value, so
@@ -167,11 +141,11 @@ type parser struct {
 }
 
 func (p *parser) warn(key, format string, a ...any) {
-	p.diags = append(p.diags, Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: Warning, Message: fmt.Sprintf(format, a...)})
+	p.diags = append(p.diags, rules.Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: rules.Warning, Message: fmt.Sprintf(format, a...)})
 }
 
 func (p *parser) fail(key, format string, a ...any) {
-	p.diags = append(p.diags, Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: Error, Message: fmt.Sprintf(format, a...)})
+	p.diags = append(p.diags, rules.Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: rules.Error, Message: fmt.Sprintf(format, a...)})
 }
 
 // lineOf is the line of key in the file: the line of its name, or of the
@@ -225,7 +199,7 @@ func (p *parser) locate(raw json.RawMessage, key string) {
 
 func (p *parser) failed() bool {
 	for _, d := range p.diags {
-		if d.Severity == Error {
+		if d.Severity == rules.Error {
 			return true
 		}
 	}
@@ -293,14 +267,14 @@ func kind(raw json.RawMessage) string {
 // configuration file in diagnostics. Unknown keys and doubtful values give
 // warnings and the rest is used; any error makes the whole key invalid, and
 // Parse then returns DefaultConfig (nothing switches) with the diagnostics.
-func Parse(raw json.RawMessage, file string) (Config, []Diagnostic) {
+func Parse(raw json.RawMessage, file string) (Config, []rules.Diagnostic) {
 	return ParseAt(raw, file, 0)
 }
 
 // ParseAt is Parse for a value that starts on line line of file, as
 // written there (whitespace kept): each diagnostic then gives the line of
 // its key. A line of 0 or less means unknown (no lines are given).
-func ParseAt(raw json.RawMessage, file string, line int) (Config, []Diagnostic) {
+func ParseAt(raw json.RawMessage, file string, line int) (Config, []rules.Diagnostic) {
 	cfg := DefaultConfig()
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {

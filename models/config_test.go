@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestParse(t *testing.T) {
 	}
 	type diag struct {
 		Key      string
-		Severity Severity
+		Severity rules.Severity
 		Contains string
 	}
 	tests := []struct {
@@ -75,8 +76,8 @@ func TestParse(t *testing.T) {
 			raw:  `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5", "temperature": 1}}, "verbose": true}`,
 			want: withTiers(func(*Config) {}),
 			diags: []diag{
-				{"models.tiers.medium.temperature", Warning, "unknown key"},
-				{"models.verbose", Warning, "unknown key"},
+				{"models.tiers.medium.temperature", rules.Warning, "unknown key"},
+				{"models.verbose", rules.Warning, "unknown key"},
 			},
 		},
 		{
@@ -85,13 +86,13 @@ func TestParse(t *testing.T) {
 			want: withTiers(func(c *Config) {
 				c.Tiers["medium"] = Tier{Model: sonnet, ThinkingLevel: ThinkingXHigh, Scope: ScopeSession}
 			}),
-			diags: []diag{{"models.tiers.medium.thinkingLevel", Warning, "xhigh"}},
+			diags: []diag{{"models.tiers.medium.thinkingLevel", rules.Warning, "xhigh"}},
 		},
 		{
 			name:  "skillTiers naming an undefined tier is a warning",
 			raw:   `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}, "skillTiers": {"a": "huge", "b": "none"}}`,
 			want:  withTiers(func(c *Config) { c.SkillTiers = map[string]string{"a": "huge", "b": "none"} }),
-			diags: []diag{{"models.skillTiers.a", Warning, `"huge" is not defined`}},
+			diags: []diag{{"models.skillTiers.a", rules.Warning, `"huge" is not defined`}},
 		},
 		{
 			name: "default without tiers switches nothing",
@@ -101,15 +102,15 @@ func TestParse(t *testing.T) {
 				c.Default = &DefaultRef{Tier: Tier{Model: sonnet, Scope: ScopeSession}}
 				return c
 			}(),
-			diags: []diag{{"models.tiers", Warning, "nothing switches"}},
+			diags: []diag{{"models.tiers", rules.Warning, "nothing switches"}},
 		},
-		{name: "not an object", raw: `"big"`, want: DefaultConfig(), diags: []diag{{"models", Error, "must be an object, got a string"}}},
-		{name: "enabled not a boolean", raw: `{"enabled": "yes"}`, want: DefaultConfig(), diags: []diag{{"models.enabled", Error, "true or false"}}},
+		{name: "not an object", raw: `"big"`, want: DefaultConfig(), diags: []diag{{"models", rules.Error, "must be an object, got a string"}}},
+		{name: "enabled not a boolean", raw: `{"enabled": "yes"}`, want: DefaultConfig(), diags: []diag{{"models.enabled", rules.Error, "true or false"}}},
 		{
 			name:  "bad policy invalidates the whole key",
 			raw:   `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}, "helperTierPolicy": "downgrade"}`,
 			want:  DefaultConfig(),
-			diags: []diag{{"models.helperTierPolicy", Error, "not a helper policy"}},
+			diags: []diag{{"models.helperTierPolicy", rules.Error, "not a helper policy"}},
 		},
 		{
 			name: "tier problems",
@@ -118,39 +119,39 @@ func TestParse(t *testing.T) {
 			  "d": [], "e": {"provider": " ", "model": "m"}}}`,
 			want: DefaultConfig(),
 			diags: []diag{
-				{"models.tiers.a", Error, `missing "provider"`},
-				{"models.tiers.b.scope", Error, "not a scope"},
-				{"models.tiers.c.thinkingLevel", Error, "not a thinking level"},
-				{"models.tiers.d", Error, "got an array"},
-				{"models.tiers.e.provider", Error, "cannot be empty"},
-				{"models.tiers.none", Error, "reserved"},
+				{"models.tiers.a", rules.Error, `missing "provider"`},
+				{"models.tiers.b.scope", rules.Error, "not a scope"},
+				{"models.tiers.c.thinkingLevel", rules.Error, "not a thinking level"},
+				{"models.tiers.d", rules.Error, "got an array"},
+				{"models.tiers.e.provider", rules.Error, "cannot be empty"},
+				{"models.tiers.none", rules.Error, "reserved"},
 			},
 		},
 		{
 			name:  "tier names differing in case",
 			raw:   `{"tiers": {"Big": {"provider": "p", "model": "m"}, "big": {"provider": "p", "model": "n"}}}`,
 			want:  DefaultConfig(),
-			diags: []diag{{"models.tiers.big", Error, "defined twice"}},
+			diags: []diag{{"models.tiers.big", rules.Error, "defined twice"}},
 		},
 		{
 			name:  "default naming no tier nor model",
 			raw:   `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}, "default": "huge"}`,
 			want:  DefaultConfig(),
-			diags: []diag{{"models.default", Error, `"huge" is neither`}},
+			diags: []diag{{"models.default", rules.Error, `"huge" is neither`}},
 		},
 		{
 			name:  "default of the wrong type",
 			raw:   `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}, "default": 3}`,
 			want:  DefaultConfig(),
-			diags: []diag{{"models.default", Error, "got a number"}},
+			diags: []diag{{"models.default", rules.Error, "got a number"}},
 		},
 		{
 			name:  "skillTiers value not a string",
 			raw:   `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}, "skillTiers": {"a": 1}}`,
 			want:  DefaultConfig(),
-			diags: []diag{{"models.skillTiers.a", Error, "must be a string"}},
+			diags: []diag{{"models.skillTiers.a", rules.Error, "must be a string"}},
 		},
-		{name: "broken JSON", raw: `{"tiers": `, want: DefaultConfig(), diags: []diag{{"models", Error, "must be an object"}}},
+		{name: "broken JSON", raw: `{"tiers": `, want: DefaultConfig(), diags: []diag{{"models", rules.Error, "must be an object"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -216,7 +217,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, diags := Parse(b, "f.json")
 		for _, d := range diags {
-			if d.Severity == Error {
+			if d.Severity == rules.Error {
 				if d := cmp.Diff(DefaultConfig(), cfg); d != "" {
 					t.Fatalf("an error left a partial config: %s", d)
 				}

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // CacheAware is the `cacheAware` option: when the bodies that the
@@ -772,17 +770,17 @@ const cacheAwareKeys = "enabled, readPrice, writePrice, cacheTTLSeconds, horizon
 // minRemainingRequests above maxRemainingRequests, is a warning.
 func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "cacheAware", "must be an object {" + cacheAwareKeys + "}, got " + describe(raw)}}
+		return []ruleProblem{{Error, "cacheAware", "must be an object {" + cacheAwareKeys + "}, got " + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
-		return []ruleProblem{{skills.Error, "cacheAware", "not a valid object: " + err.Error()}}
+		return []ruleProblem{{Error, "cacheAware", "not a valid object: " + err.Error()}}
 	}
 	c := DefaultCacheAware()
 	var probs []ruleProblem
 	fail := func(k key, msg string) bool {
 		if msg != "" {
-			probs = append(probs, ruleProblem{skills.Error, "cacheAware." + k.name, msg})
+			probs = append(probs, ruleProblem{Error, "cacheAware." + k.name, msg})
 		}
 		return msg != ""
 	}
@@ -845,14 +843,14 @@ func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
 			num(k, 0, maxCount, true, func(v float64) { c.LargeBodyChars = int(v) })
 		default:
 			msg := "unknown key in cacheAware, ignored (known: " + cacheAwareKeys + ")"
-			probs = append(probs, ruleProblem{skills.Warning, "cacheAware." + k.name, msg})
+			probs = append(probs, ruleProblem{Warning, "cacheAware." + k.name, msg})
 		}
 	}
 	if c.ReadPrice > c.WritePrice {
-		probs = append(probs, ruleProblem{skills.Warning, "cacheAware.readPrice", fmt.Sprintf("readPrice %s is above writePrice %s: a cache that costs more to read than to write makes every archive look free", fmtNum(c.ReadPrice), fmtNum(c.WritePrice))})
+		probs = append(probs, ruleProblem{Warning, "cacheAware.readPrice", fmt.Sprintf("readPrice %s is above writePrice %s: a cache that costs more to read than to write makes every archive look free", fmtNum(c.ReadPrice), fmtNum(c.WritePrice))})
 	}
 	if c.MaxRemainingRequests > 0 && c.MinRemainingRequests > c.MaxRemainingRequests {
-		probs = append(probs, ruleProblem{skills.Warning, "cacheAware.minRemainingRequests", fmt.Sprintf("minRemainingRequests %d is above maxRemainingRequests %d: the estimate is always %d", c.MinRemainingRequests, c.MaxRemainingRequests, c.MinRemainingRequests)})
+		probs = append(probs, ruleProblem{Warning, "cacheAware.minRemainingRequests", fmt.Sprintf("minRemainingRequests %d is above maxRemainingRequests %d: the estimate is always %d", c.MinRemainingRequests, c.MaxRemainingRequests, c.MinRemainingRequests)})
 	}
 	f.CacheAware = &c
 	return probs

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // FileName is the name of the configuration file, read from the user's Pi
@@ -190,7 +188,7 @@ func Merge(user, project Fragment, trust Trust) Config {
 func CheckNames(c Config, file string, installed func(string) bool) []Diagnostic {
 	var ds []Diagnostic
 	warn := func(key, msg string) {
-		ds = append(ds, Diagnostic{File: file, Key: key, Severity: skills.Warning, Message: msg})
+		ds = append(ds, Diagnostic{File: file, Key: key, Severity: Warning, Message: msg})
 	}
 	if c.EntrySkill != "" && !installed(c.EntrySkill) {
 		warn("entrySkill", fmt.Sprintf("no installed skill is called %q; the declared or inferred entry applies", c.EntrySkill))

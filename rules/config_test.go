@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -109,63 +108,63 @@ func TestParseProblems(t *testing.T) {
 		msg     string     // substring of its message
 	}{
 		{"unknown key is a warning", "{\n \"topk\": 4,\n \"minKeep\": 3}", false,
-			Diagnostic{Line: 2, Key: "topk", Severity: skills.Warning}, `did you mean "topK"`},
+			Diagnostic{Line: 2, Key: "topk", Severity: Warning}, `did you mean "topK"`},
 		{"unknown key far from any", `{"colour": "red"}`, false,
-			Diagnostic{Line: 1, Key: "colour", Severity: skills.Warning}, "unknown key, ignored"},
+			Diagnostic{Line: 1, Key: "colour", Severity: Warning}, "unknown key, ignored"},
 		{"negative topK", "{\n\n  \"topK\": -1}", true,
-			Diagnostic{Line: 3, Key: "topK", Severity: skills.Error}, "-1 is negative"},
+			Diagnostic{Line: 3, Key: "topK", Severity: Error}, "-1 is negative"},
 		{"string for number", `{"minSignal": "2"}`, true,
-			Diagnostic{Line: 1, Key: "minSignal", Severity: skills.Error}, `got the string "2"`},
+			Diagnostic{Line: 1, Key: "minSignal", Severity: Error}, `got the string "2"`},
 		{"NaN as a string", `{"relativeScore": "NaN"}`, true,
-			Diagnostic{Line: 1, Key: "relativeScore", Severity: skills.Error}, `must be a number from 0 to 1, got the string "NaN"`},
+			Diagnostic{Line: 1, Key: "relativeScore", Severity: Error}, `must be a number from 0 to 1, got the string "NaN"`},
 		{"Infinity as a string", `{"threshold": "Infinity"}`, true,
-			Diagnostic{Line: 1, Key: "threshold", Severity: skills.Error}, "must be a number"},
+			Diagnostic{Line: 1, Key: "threshold", Severity: Error}, "must be a number"},
 		{"number beyond float64", `{"minSignal": 1e400}`, true,
-			Diagnostic{Line: 1, Key: "minSignal", Severity: skills.Error}, "out of range"},
+			Diagnostic{Line: 1, Key: "minSignal", Severity: Error}, "out of range"},
 		{"huge count", `{"maxKeep": 10000000000000000000000}`, true,
-			Diagnostic{Line: 1, Key: "maxKeep", Severity: skills.Error}, "too large"},
+			Diagnostic{Line: 1, Key: "maxKeep", Severity: Error}, "too large"},
 		{"fraction for count", `{"minKeep": 2.5}`, true,
-			Diagnostic{Line: 1, Key: "minKeep", Severity: skills.Error}, "whole number"},
+			Diagnostic{Line: 1, Key: "minKeep", Severity: Error}, "whole number"},
 		{"relativeScore above 1", `{"relativeScore": 1.5}`, true,
-			Diagnostic{Line: 1, Key: "relativeScore", Severity: skills.Error}, "too large"},
+			Diagnostic{Line: 1, Key: "relativeScore", Severity: Error}, "too large"},
 		{"bool as string", `{"enabled": "false"}`, true,
-			Diagnostic{Line: 1, Key: "enabled", Severity: skills.Error}, "must be true or false"},
+			Diagnostic{Line: 1, Key: "enabled", Severity: Error}, "must be true or false"},
 		{"null bool", `{"verbose": null}`, true,
-			Diagnostic{Line: 1, Key: "verbose", Severity: skills.Error}, "got null"},
+			Diagnostic{Line: 1, Key: "verbose", Severity: Error}, "got null"},
 		{"pinned not a list", `{"pinned": "a"}`, true,
-			Diagnostic{Line: 1, Key: "pinned", Severity: skills.Error}, "list of skill names"},
+			Diagnostic{Line: 1, Key: "pinned", Severity: Error}, "list of skill names"},
 		{"pinned with a number", `{"pinned": ["a", 3]}`, true,
-			Diagnostic{Line: 1, Key: "pinned", Severity: skills.Error}, "item 1 must be a string"},
+			Diagnostic{Line: 1, Key: "pinned", Severity: Error}, "item 1 must be a string"},
 		{"empty helper name", `{"helperSkills": [" "]}`, true,
-			Diagnostic{Line: 1, Key: "helperSkills", Severity: skills.Error}, "empty skill name"},
+			Diagnostic{Line: 1, Key: "helperSkills", Severity: Error}, "empty skill name"},
 		{"rule without keywords", "{\"rules\": [\n{\"skillName\": \"a\", \"keywords\": []}]}", true,
-			Diagnostic{Line: 1, Key: "rules[0].keywords", Severity: skills.Error}, "at least one keyword"},
+			Diagnostic{Line: 1, Key: "rules[0].keywords", Severity: Error}, "at least one keyword"},
 		{"rule without skillName", `{"rules": [{"keywords": ["a"]}]}`, true,
-			Diagnostic{Line: 1, Key: "rules[0]", Severity: skills.Error}, "has no skillName"},
+			Diagnostic{Line: 1, Key: "rules[0]", Severity: Error}, "has no skillName"},
 		{"rule weight zero", `{"rules": [{"skillName": "a", "keywords": ["a"], "weight": 0}]}`, true,
-			Diagnostic{Line: 1, Key: "rules[0].weight", Severity: skills.Error}, "above 0"},
+			Diagnostic{Line: 1, Key: "rules[0].weight", Severity: Error}, "above 0"},
 		{"rule not an object", `{"rules": ["a"]}`, true,
-			Diagnostic{Line: 1, Key: "rules[0]", Severity: skills.Error}, "must be an object"},
+			Diagnostic{Line: 1, Key: "rules[0]", Severity: Error}, "must be an object"},
 		{"unknown key in rule", `{"rules": [{"skillName": "a", "keywords": ["a"], "weigth": 2}]}`, false,
-			Diagnostic{Line: 1, Key: "rules[0].weigth", Severity: skills.Warning}, "unknown key in a rule"},
+			Diagnostic{Line: 1, Key: "rules[0].weigth", Severity: Warning}, "unknown key in a rule"},
 		{"models not an object", `{"models": []}`, true,
-			Diagnostic{Line: 1, Key: "models", Severity: skills.Error}, "must be an object"},
+			Diagnostic{Line: 1, Key: "models", Severity: Error}, "must be an object"},
 		{"syntax error", "{\n  \"topK\": 3,\n  \"minKeep\" 2\n}", true,
-			Diagnostic{Line: 3, Severity: skills.Error}, "not valid JSON"},
+			Diagnostic{Line: 3, Severity: Error}, "not valid JSON"},
 		{"comment", "{\n  // keep more\n  \"topK\": 5\n}", true,
-			Diagnostic{Line: 2, Severity: skills.Error}, "JSON has no comments"},
+			Diagnostic{Line: 2, Severity: Error}, "JSON has no comments"},
 		{"truncated", "{\n  \"topK\": 3,", true,
-			Diagnostic{Line: 2, Severity: skills.Error}, "ends before the object is closed"},
+			Diagnostic{Line: 2, Severity: Error}, "ends before the object is closed"},
 		{"not an object", `[1, 2]`, true,
-			Diagnostic{Line: 1, Severity: skills.Error}, "must hold one JSON object"},
+			Diagnostic{Line: 1, Severity: Error}, "must hold one JSON object"},
 		{"trailing text", `{"topK": 3} x`, true,
-			Diagnostic{Line: 1, Severity: skills.Error}, "not valid JSON"},
+			Diagnostic{Line: 1, Severity: Error}, "not valid JSON"},
 		{"two objects", `{"topK": 3} {"topK": 4}`, true,
-			Diagnostic{Line: 1, Severity: skills.Error}, "not valid JSON"},
+			Diagnostic{Line: 1, Severity: Error}, "not valid JSON"},
 		{"empty file", " \n", false,
-			Diagnostic{Severity: skills.Warning}, "empty"},
+			Diagnostic{Severity: Warning}, "empty"},
 		{"duplicate key", "{\"topK\": 3,\n\"topK\": 4}", false,
-			Diagnostic{Line: 2, Key: "topK", Severity: skills.Warning}, "more than once"},
+			Diagnostic{Line: 2, Key: "topK", Severity: Warning}, "more than once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,7 +188,7 @@ func TestParseProblems(t *testing.T) {
 					t.Errorf("an invalid file must be ignored whole; got fragment:\n%s", d)
 				}
 				last := ds[len(ds)-1]
-				if last.Severity != skills.Error {
+				if last.Severity != Error {
 					t.Errorf("last diagnostic %v is not an error", last)
 				}
 			}
@@ -228,7 +227,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		frag, ds := Parse(data, "f")
 		for _, d := range ds {
-			if d.Severity == skills.Error && !cmp.Equal(frag, Fragment{}) {
+			if d.Severity == Error && !cmp.Equal(frag, Fragment{}) {
 				t.Fatalf("error without ignoring the file: %v", ds)
 			}
 		}
@@ -318,7 +317,7 @@ func TestCheckNames(t *testing.T) {
 	var keys []string
 	for _, d := range CheckNames(c, "u.json", installed) {
 		keys = append(keys, d.Key)
-		if d.File != "u.json" || d.Severity != skills.Warning || d.Message == "" {
+		if d.File != "u.json" || d.Severity != Warning || d.Message == "" {
 			t.Errorf("diagnostic %+v", d)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/conf"
 )
 
 // Fragment is what one configuration file sets: a nil field (or nil
@@ -54,28 +54,18 @@ type Fragment struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 }
 
-// Diagnostic is one problem found in a configuration file.
-type Diagnostic struct {
-	File     string          `json:"file"`
-	Line     int             `json:"line,omitempty"` // 1-based, 0 when unknown
-	Key      string          `json:"key,omitempty"`  // e.g. "topK" or "rules[1].weight"
-	Severity skills.Severity `json:"severity"`       // Error: the whole file is ignored
-	Message  string          `json:"message"`
-}
+// Diagnostic is one problem found in a configuration file: its file,
+// line and key. An Error means the whole file is ignored.
+type Diagnostic = conf.Diagnostic
 
-func (d Diagnostic) String() string {
-	var b strings.Builder
-	b.WriteString(d.File)
-	if d.Line > 0 {
-		fmt.Fprintf(&b, ":%d", d.Line)
-	}
-	fmt.Fprintf(&b, ": %s: ", d.Severity)
-	if d.Key != "" {
-		fmt.Fprintf(&b, "%s: ", d.Key)
-	}
-	b.WriteString(d.Message)
-	return b.String()
-}
+// Severity orders diagnostics (the module's one severity).
+type Severity = conf.Severity
+
+// Severities.
+const (
+	Warning = conf.Warning
+	Error   = conf.Error
+)
 
 // Limits on numeric options. Larger values are rejected: they are typing
 // mistakes, and they would overflow arithmetic downstream.
@@ -220,11 +210,11 @@ func (f Fragment) apply(c *Config) {
 func Parse(data []byte, file string) (Fragment, []Diagnostic) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	lines := newLineIndex(data)
-	diag := func(sev skills.Severity, off int64, key, msg string) Diagnostic {
+	diag := func(sev Severity, off int64, key, msg string) Diagnostic {
 		return Diagnostic{File: file, Line: lines.line(off), Key: key, Severity: sev, Message: msg}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Fragment{}, []Diagnostic{diag(skills.Warning, -1, "", "the file is empty; nothing is configured by it")}
+		return Fragment{}, []Diagnostic{diag(Warning, -1, "", "the file is empty; nothing is configured by it")}
 	}
 	keys, err := scanKeys(data)
 	if err != nil {
@@ -232,12 +222,12 @@ func Parse(data []byte, file string) (Fragment, []Diagnostic) {
 	}
 	var ds []Diagnostic
 	if keys == nil {
-		return Fragment{}, []Diagnostic{diag(skills.Error, 0, "", "the file must hold one JSON object ({...}), got "+describe(bytes.TrimSpace(data))+"; the file is ignored")}
+		return Fragment{}, []Diagnostic{diag(Error, 0, "", "the file must hold one JSON object ({...}), got "+describe(bytes.TrimSpace(data))+"; the file is ignored")}
 	}
 	var f Fragment
 	for _, k := range keys {
 		if k.dup {
-			ds = append(ds, diag(skills.Warning, k.off, k.name, "the key appears more than once; the last value is used"))
+			ds = append(ds, diag(Warning, k.off, k.name, "the key appears more than once; the last value is used"))
 		}
 	}
 	for _, k := range lastOfEach(keys) {
@@ -250,7 +240,7 @@ func Parse(data []byte, file string) (Fragment, []Diagnostic) {
 			if s := suggest(k.name); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			ds = append(ds, diag(skills.Warning, k.off, k.name, msg))
+			ds = append(ds, diag(Warning, k.off, k.name, msg))
 			continue
 		}
 		if k.name == "rules" {
@@ -272,15 +262,15 @@ func Parse(data []byte, file string) (Fragment, []Diagnostic) {
 			continue
 		}
 		if msg := options[i].decode(k.raw, &f); msg != "" {
-			ds = append(ds, diag(skills.Error, k.off, k.name, msg))
+			ds = append(ds, diag(Error, k.off, k.name, msg))
 		}
 		if k.name == "models" {
 			f.ModelsFile, f.ModelsLine = file, lines.line(k.voff)
 		}
 	}
 	for _, d := range ds {
-		if d.Severity == skills.Error {
-			ds = append(ds, Diagnostic{File: file, Severity: skills.Error, Message: "the file is ignored as a whole because of the errors above; the other configuration files still apply"})
+		if d.Severity == Error {
+			ds = append(ds, Diagnostic{File: file, Severity: Error, Message: "the file is ignored as a whole because of the errors above; the other configuration files still apply"})
 			return Fragment{}, ds
 		}
 	}
@@ -358,7 +348,7 @@ func lastOfEach(keys []key) []key {
 }
 
 func syntaxDiagnostic(err error, data []byte, file string, lines lineIndex) Diagnostic {
-	d := Diagnostic{File: file, Severity: skills.Error}
+	d := Diagnostic{File: file, Severity: Error}
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
@@ -588,7 +578,7 @@ func namesOpt(k string, fp func(*Fragment) **[]string, cp func(*Config) *[]strin
 }
 
 type ruleProblem struct {
-	sev skills.Severity
+	sev Severity
 	key string
 	msg string
 }
@@ -598,23 +588,23 @@ type ruleProblem struct {
 // key inside an element is a warning.
 func decodeRules(raw json.RawMessage, f *Fragment) []ruleProblem {
 	if firstByte(raw) != '[' {
-		return []ruleProblem{{skills.Error, "rules", "must be a list of {skillName, keywords, weight?} objects, got " + describe(raw)}}
+		return []ruleProblem{{Error, "rules", "must be a list of {skillName, keywords, weight?} objects, got " + describe(raw)}}
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return []ruleProblem{{skills.Error, "rules", "must be a list of rule objects: " + err.Error()}}
+		return []ruleProblem{{Error, "rules", "must be a list of rule objects: " + err.Error()}}
 	}
 	var probs []ruleProblem
 	out := make([]Rule, 0, len(items))
 	for i, it := range items {
 		at := fmt.Sprintf("rules[%d]", i)
 		if firstByte(it) != '{' {
-			probs = append(probs, ruleProblem{skills.Error, at, "must be an object {skillName, keywords, weight?}, got " + describe(it)})
+			probs = append(probs, ruleProblem{Error, at, "must be an object {skillName, keywords, weight?}, got " + describe(it)})
 			continue
 		}
 		keys, err := scanKeys(it)
 		if err != nil {
-			probs = append(probs, ruleProblem{skills.Error, at, "not a valid object: " + err.Error()})
+			probs = append(probs, ruleProblem{Error, at, "not a valid object: " + err.Error()})
 			continue
 		}
 		r := Rule{Weight: 1}
@@ -623,23 +613,23 @@ func decodeRules(raw json.RawMessage, f *Fragment) []ruleProblem {
 			switch k.name {
 			case "skillName":
 				if msg := decodeString(k.raw, &r.SkillName); msg != "" {
-					probs = append(probs, ruleProblem{skills.Error, at + ".skillName", msg})
+					probs = append(probs, ruleProblem{Error, at + ".skillName", msg})
 					continue
 				}
 				r.SkillName = strings.TrimSpace(r.SkillName)
 				if r.SkillName == "" {
-					probs = append(probs, ruleProblem{skills.Error, at + ".skillName", "must name a skill, got an empty string"})
+					probs = append(probs, ruleProblem{Error, at + ".skillName", "must name a skill, got an empty string"})
 					continue
 				}
 				haveName = true
 			case "keywords":
 				kws, msg := decodeNames(k.raw)
 				if msg != "" {
-					probs = append(probs, ruleProblem{skills.Error, at + ".keywords", strings.Replace(msg, "skill names", "keywords", 1)})
+					probs = append(probs, ruleProblem{Error, at + ".keywords", strings.Replace(msg, "skill names", "keywords", 1)})
 					continue
 				}
 				if len(kws) == 0 {
-					probs = append(probs, ruleProblem{skills.Error, at + ".keywords", "must hold at least one keyword"})
+					probs = append(probs, ruleProblem{Error, at + ".keywords", "must hold at least one keyword"})
 					continue
 				}
 				r.Keywords = kws
@@ -647,23 +637,23 @@ func decodeRules(raw json.RawMessage, f *Fragment) []ruleProblem {
 			case "weight":
 				v, msg := decodeNumber(k.raw, 0, maxWeight)
 				if msg != "" {
-					probs = append(probs, ruleProblem{skills.Error, at + ".weight", msg})
+					probs = append(probs, ruleProblem{Error, at + ".weight", msg})
 					continue
 				}
 				if v == 0 {
-					probs = append(probs, ruleProblem{skills.Error, at + ".weight", "must be above 0 (a rule of weight 0 never keeps anything)"})
+					probs = append(probs, ruleProblem{Error, at + ".weight", "must be above 0 (a rule of weight 0 never keeps anything)"})
 					continue
 				}
 				r.Weight = v
 			default:
-				probs = append(probs, ruleProblem{skills.Warning, at + "." + k.name, "unknown key in a rule, ignored (a rule has skillName, keywords and weight)"})
+				probs = append(probs, ruleProblem{Warning, at + "." + k.name, "unknown key in a rule, ignored (a rule has skillName, keywords and weight)"})
 			}
 		}
 		if !haveName && !hasKey(keys, "skillName") {
-			probs = append(probs, ruleProblem{skills.Error, at, "has no skillName"})
+			probs = append(probs, ruleProblem{Error, at, "has no skillName"})
 		}
 		if !haveKeywords && !hasKey(keys, "keywords") {
-			probs = append(probs, ruleProblem{skills.Error, at, "has no keywords"})
+			probs = append(probs, ruleProblem{Error, at, "has no keywords"})
 		}
 		out = append(out, r)
 	}

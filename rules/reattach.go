@@ -65,18 +65,18 @@ const maxReattachTokens = 10_000_000
 func decodeCompaction(raw json.RawMessage, f *Fragment) []ruleProblem {
 	const shape = "must be an object {reattach, budgetTokens, perSkillTokens}, got "
 	if firstByte(raw) != '{' {
-		return []ruleProblem{{skills.Error, "compaction", shape + describe(raw)}}
+		return []ruleProblem{{Error, "compaction", shape + describe(raw)}}
 	}
 	keys, err := scanKeys(raw)
 	if err != nil {
-		return []ruleProblem{{skills.Error, "compaction", "not a valid object: " + err.Error()}}
+		return []ruleProblem{{Error, "compaction", "not a valid object: " + err.Error()}}
 	}
 	c := DefaultCompaction()
 	var probs []ruleProblem
 	whole := func(k key, dst *int) {
 		v, msg := decodeWhole(k.raw, 0, maxReattachTokens)
 		if msg != "" {
-			probs = append(probs, ruleProblem{skills.Error, "compaction." + k.name, msg})
+			probs = append(probs, ruleProblem{Error, "compaction." + k.name, msg})
 			return
 		}
 		*dst = v
@@ -86,7 +86,7 @@ func decodeCompaction(raw json.RawMessage, f *Fragment) []ruleProblem {
 		case "reattach":
 			v, msg := decodeBool(k.raw)
 			if msg != "" {
-				probs = append(probs, ruleProblem{skills.Error, "compaction.reattach", msg})
+				probs = append(probs, ruleProblem{Error, "compaction.reattach", msg})
 			} else {
 				c.Reattach = v
 			}
@@ -95,11 +95,11 @@ func decodeCompaction(raw json.RawMessage, f *Fragment) []ruleProblem {
 		case "perSkillTokens":
 			whole(k, &c.PerSkillTokens)
 		default:
-			probs = append(probs, ruleProblem{skills.Warning, "compaction." + k.name, "unknown key in compaction, ignored (known: reattach, budgetTokens, perSkillTokens)"})
+			probs = append(probs, ruleProblem{Warning, "compaction." + k.name, "unknown key in compaction, ignored (known: reattach, budgetTokens, perSkillTokens)"})
 		}
 	}
 	if c.PerSkillTokens > c.BudgetTokens {
-		probs = append(probs, ruleProblem{skills.Warning, "compaction.perSkillTokens",
+		probs = append(probs, ruleProblem{Warning, "compaction.perSkillTokens",
 			fmt.Sprintf("perSkillTokens %d is above budgetTokens %d: no body gets more than the whole budget", c.PerSkillTokens, c.BudgetTokens)})
 	}
 	f.Compaction = &c

@@ -10,6 +10,8 @@
 // in docs/skills.md.
 package skills
 
+import "github.com/skill-lifecycle/skill-lifecycle/internal/conf"
+
 // Role is the part a skill plays in a pack: the entry (router) skill that
 // sends the model to the others, a helper that working skills call, or none.
 type Role string
@@ -71,21 +73,15 @@ type Field struct {
 	Line int
 }
 
-// Severity orders diagnostics.
-type Severity int
+// Severity orders diagnostics; it is the one severity of the module's
+// diagnostics, configuration and skill files alike.
+type Severity = conf.Severity
 
 // Severities.
 const (
-	Warning Severity = iota // the skill still loads
-	Error                   // the skill is skipped (lenient) or invalid (strict)
+	Warning = conf.Warning // the skill still loads
+	Error   = conf.Error   // the skill is skipped (lenient) or invalid (strict)
 )
-
-func (s Severity) String() string {
-	if s == Error {
-		return "error"
-	}
-	return "warning"
-}
 
 // Diagnostic is one problem found in a skill file, a skills folder or a
 // collision between two skills.
