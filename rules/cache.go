@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/conf"
 )
 
 // CacheAware is the `cacheAware` option: when the bodies that the
@@ -25,20 +26,20 @@ type CacheAware struct {
 	Enabled bool `json:"enabled"`
 	// ReadPrice and WritePrice are the prices of a cached read and of a
 	// cache write, as multiples of the base input price.
-	ReadPrice  float64 `json:"readPrice"`
-	WritePrice float64 `json:"writePrice"`
+	ReadPrice  float64 `json:"readPrice" conf:",min=0,max=1000"`
+	WritePrice float64 `json:"writePrice" conf:",min=0,max=1000"`
 	// CacheTTLSeconds is the provider's cache lifetime: a request more than
 	// this long after the previous one finds the cache cold. 0: the cache
 	// never expires.
-	CacheTTLSeconds float64 `json:"cacheTTLSeconds"`
+	CacheTTLSeconds float64 `json:"cacheTTLSeconds" conf:",min=0,max=604800"` // MaxCacheTTLSeconds
 	// HorizonTurns bounds how long a due body may stay: it is archived at
 	// the latest at the first request of the HorizonTurns-th user turn after
 	// the one in which it became due (0: at the first request after it
 	// became due, batched with the others).
-	HorizonTurns int `json:"horizonTurns"`
+	HorizonTurns int `json:"horizonTurns" conf:",min=0,max=1000000"`
 	// HorizonRequests, when above 0, also archives a due body once it has
 	// been kept for this many requests.
-	HorizonRequests int `json:"horizonRequests"`
+	HorizonRequests int `json:"horizonRequests" conf:",min=0,max=1000000"`
 	// HorizonWarm makes the horizon archive an overdue body whatever the
 	// cache: true breaks a warm cache at the body. False (the default): an
 	// overdue body goes at a cold request, when a rewrite reaches it, when
@@ -51,16 +52,16 @@ type CacheAware struct {
 	// be with them archived, the cheapest batch that brings it back under
 	// the bound is archived. It keeps peak context close to
 	// relevance-only's.
-	MaxDueShare float64 `json:"maxDueShare"`
+	MaxDueShare float64 `json:"maxDueShare" conf:",min=0,max=1000"`
 	// The number of requests still to come is estimated as the number made
 	// so far in the session, clamped to [MinRemainingRequests,
 	// MaxRemainingRequests].
-	MinRemainingRequests int `json:"minRemainingRequests"`
-	MaxRemainingRequests int `json:"maxRemainingRequests"`
+	MinRemainingRequests int `json:"minRemainingRequests" conf:",min=0,max=1000000"`
+	MaxRemainingRequests int `json:"maxRemainingRequests" conf:",min=0,max=1000000"`
 	// BoundMinChars is the size in characters (bodies and their files)
 	// below which what is kept due never triggers the context bound: a
 	// context is not rewritten for a few small bodies.
-	BoundMinChars float64 `json:"boundMinChars"`
+	BoundMinChars float64 `json:"boundMinChars" conf:",min=0,max=1e12"`
 	// ComebackBase is the probability that the agent needs an archived
 	// body again when nothing more is known of it; ComebackLikely the
 	// probability when something points to it (a helper, a skill loaded
@@ -69,15 +70,15 @@ type CacheAware struct {
 	// as certain to come back, except a copy of the entry skill that has
 	// routed again (ReleaseRoutedEntry). The expected comeback (a request re-reading
 	// the context, the body written again) is charged to every archive.
-	ComebackBase   float64 `json:"comebackBase"`
-	ComebackLikely float64 `json:"comebackLikely"`
+	ComebackBase   float64 `json:"comebackBase" conf:",min=0,max=1"`
+	ComebackLikely float64 `json:"comebackLikely" conf:",min=0,max=1"`
 	// ColdConfidence is the probability that a request more than
 	// cacheTTLSeconds after the previous one really finds the cache cold
 	// (a provider may keep it longer: Anthropic's 1-hour cache, extended
 	// retention, a host that keeps it warm). 1 trusts the lifetime fully.
 	// A cold cache reported by the host, a model change or a compaction is
 	// certain whatever this says.
-	ColdConfidence float64 `json:"coldConfidence"`
+	ColdConfidence float64 `json:"coldConfidence" conf:",min=0,max=1"`
 	// FromModel makes the host's word on the model in use win over
 	// ReadPrice, WritePrice and CacheTTLSeconds: its cache prices
 	// relative to its input price, and the cache lifetime it declares
@@ -110,7 +111,7 @@ type CacheAware struct {
 	// that is paid again at every request, while archiving it is weighed
 	// like any other, its comeback counted. docs/cache-aware.md, "Large
 	// bodies".
-	LargeBodyChars int `json:"largeBodyChars"`
+	LargeBodyChars int `json:"largeBodyChars" conf:",min=0,max=1000000"`
 }
 
 // ModelCache is what the host knows of the prompt cache of the model a
@@ -758,100 +759,16 @@ func num(v float64) string {
 // (cacheTTLSeconds) or declared by the host for a model: a week.
 const MaxCacheTTLSeconds = 7 * 24 * 3600
 
-// maxPrice bounds readPrice and writePrice (multiples of input).
-const maxPrice = 1000
-
-// cacheAwareKeys are the keys of the `cacheAware` object, for messages.
-const cacheAwareKeys = "enabled, readPrice, writePrice, cacheTTLSeconds, horizonTurns, horizonRequests, maxDueShare, minRemainingRequests, maxRemainingRequests, horizonWarm, boundMinChars, comebackBase, comebackLikely, coldConfidence, fromModel, learnFromUsage, releaseRoutedEntry, largeBodyChars"
-
-// decodeCacheAware reads the `cacheAware` object; missing keys keep their
-// defaults. A value of the wrong type or out of range is an error (the file
-// is ignored); an unknown key, or a read price above the write price, or
-// minRemainingRequests above maxRemainingRequests, is a warning.
-func decodeCacheAware(raw json.RawMessage, f *Fragment) []ruleProblem {
-	if firstByte(raw) != '{' {
-		return []ruleProblem{{Error, "cacheAware", "must be an object {" + cacheAwareKeys + "}, got " + describe(raw)}}
-	}
-	keys, err := scanKeys(raw)
-	if err != nil {
-		return []ruleProblem{{Error, "cacheAware", "not a valid object: " + err.Error()}}
-	}
-	c := DefaultCacheAware()
-	var probs []ruleProblem
-	fail := func(k key, msg string) bool {
-		if msg != "" {
-			probs = append(probs, ruleProblem{Error, "cacheAware." + k.name, msg})
-		}
-		return msg != ""
-	}
-	num := func(k key, lo, hi float64, whole bool, dst func(float64)) {
-		var v float64
-		var msg string
-		if whole {
-			var n int
-			n, msg = decodeWhole(k.raw, lo, hi)
-			v = float64(n)
-		} else {
-			v, msg = decodeNumber(k.raw, lo, hi)
-		}
-		if !fail(k, msg) {
-			dst(v)
-		}
-	}
-	flag := func(k key, dst *bool) {
-		if v, msg := decodeBool(k.raw); !fail(k, msg) {
-			*dst = v
-		}
-	}
-	for _, k := range lastOfEach(keys) {
-		switch k.name {
-		case "enabled":
-			flag(k, &c.Enabled)
-		case "readPrice":
-			num(k, 0, maxPrice, false, func(v float64) { c.ReadPrice = v })
-		case "writePrice":
-			num(k, 0, maxPrice, false, func(v float64) { c.WritePrice = v })
-		case "cacheTTLSeconds":
-			num(k, 0, MaxCacheTTLSeconds, false, func(v float64) { c.CacheTTLSeconds = v })
-		case "horizonTurns":
-			num(k, 0, maxCount, true, func(v float64) { c.HorizonTurns = int(v) })
-		case "horizonRequests":
-			num(k, 0, maxCount, true, func(v float64) { c.HorizonRequests = int(v) })
-		case "minRemainingRequests":
-			num(k, 0, maxCount, true, func(v float64) { c.MinRemainingRequests = int(v) })
-		case "maxDueShare":
-			num(k, 0, 1000, false, func(v float64) { c.MaxDueShare = v })
-		case "maxRemainingRequests":
-			num(k, 0, maxCount, true, func(v float64) { c.MaxRemainingRequests = int(v) })
-		case "boundMinChars":
-			num(k, 0, 1e12, false, func(v float64) { c.BoundMinChars = v })
-		case "horizonWarm":
-			flag(k, &c.HorizonWarm)
-		case "comebackBase":
-			num(k, 0, 1, false, func(v float64) { c.ComebackBase = v })
-		case "comebackLikely":
-			num(k, 0, 1, false, func(v float64) { c.ComebackLikely = v })
-		case "coldConfidence":
-			num(k, 0, 1, false, func(v float64) { c.ColdConfidence = v })
-		case "fromModel":
-			flag(k, &c.FromModel)
-		case "learnFromUsage":
-			flag(k, &c.LearnFromUsage)
-		case "releaseRoutedEntry":
-			flag(k, &c.ReleaseRoutedEntry)
-		case "largeBodyChars":
-			num(k, 0, maxCount, true, func(v float64) { c.LargeBodyChars = int(v) })
-		default:
-			msg := "unknown key in cacheAware, ignored (known: " + cacheAwareKeys + ")"
-			probs = append(probs, ruleProblem{Warning, "cacheAware." + k.name, msg})
-		}
-	}
+// CheckConf warns of cacheAware values that make no sense together: a
+// read price above the write price, a minimum of remaining requests above
+// the maximum.
+func (c *CacheAware) CheckConf(d *conf.Decoder, key string) {
 	if c.ReadPrice > c.WritePrice {
-		probs = append(probs, ruleProblem{Warning, "cacheAware.readPrice", fmt.Sprintf("readPrice %s is above writePrice %s: a cache that costs more to read than to write makes every archive look free", fmtNum(c.ReadPrice), fmtNum(c.WritePrice))})
+		d.Warn(key+".readPrice", "readPrice %s is above writePrice %s: a cache that costs more to read than to write makes every archive look free", fmtNum(c.ReadPrice), fmtNum(c.WritePrice))
 	}
 	if c.MaxRemainingRequests > 0 && c.MinRemainingRequests > c.MaxRemainingRequests {
-		probs = append(probs, ruleProblem{Warning, "cacheAware.minRemainingRequests", fmt.Sprintf("minRemainingRequests %d is above maxRemainingRequests %d: the estimate is always %d", c.MinRemainingRequests, c.MaxRemainingRequests, c.MinRemainingRequests)})
+		d.Warn(key+".minRemainingRequests", "minRemainingRequests %d is above maxRemainingRequests %d: the estimate is always %d", c.MinRemainingRequests, c.MaxRemainingRequests, c.MinRemainingRequests)
 	}
-	f.CacheAware = &c
-	return probs
 }
+
+func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

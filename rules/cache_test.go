@@ -352,7 +352,11 @@ func TestParseCacheAware(t *testing.T) {
 			if d := cmp.Diff(tc.diags, got); d != "" {
 				t.Errorf("diagnostics (-want +got):\n%s", d)
 			}
-			if d := cmp.Diff(tc.want, f.CacheAware); d != "" {
+			var ca *CacheAware
+			if f.Sets("cacheAware") {
+				ca = &f.Config.CacheAware
+			}
+			if d := cmp.Diff(tc.want, ca); d != "" {
 				t.Errorf("fragment (-want +got):\n%s", d)
 			}
 		})
@@ -628,3 +632,5 @@ func TestTimingTextUnits(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/conf"
 )
 
 // FileName is the name of the configuration file, read from the user's Pi
@@ -14,30 +16,44 @@ const FileName = "skill-lifecycle.json"
 // of its keywords found in the text being judged, times Weight, reaches
 // Config.Threshold.
 type Rule struct {
-	SkillName string   `json:"skillName"`
-	Keywords  []string `json:"keywords"`
-	Weight    float64  `json:"weight"` // 1 when the file leaves it out
+	SkillName string   `json:"skillName" conf:",required,trim,nonempty"`
+	Keywords  []string `json:"keywords" conf:",required,trim,nonempty,minitems=1,item=keyword"`
+	Weight    float64  `json:"weight" conf:",min=0,max=1e6"` // 1 when the file leaves it out
+}
+
+// DefaultConf sets the defaults of a rule read from a file.
+func (r *Rule) DefaultConf() { r.Weight = 1 }
+
+// CheckConf refuses a rule of weight 0, which would never keep anything.
+func (r *Rule) CheckConf(d *conf.Decoder, key string) {
+	if r.Weight == 0 {
+		d.Fail(key+".weight", "must be above 0 (a rule of weight 0 never keeps anything)")
+	}
 }
 
 // Config is the complete, effective configuration: every option with a
 // value. Default returns the documented defaults; Merge builds one from the
 // user's and the project's files. docs/config.md documents each field.
+//
+// A field is a key of the file: its json tag names it and its conf tag
+// bounds it (internal/conf.Decoder says how). A new key is a field here
+// and its default in Default.
 type Config struct {
 	Enabled               bool     `json:"enabled"`
-	TopK                  int      `json:"topK"`
-	RelativeScore         float64  `json:"relativeScore"`
-	MinSignal             float64  `json:"minSignal"`
+	TopK                  int      `json:"topK" conf:",min=0,max=1000000"`
+	RelativeScore         float64  `json:"relativeScore" conf:",min=0,max=1"`
+	MinSignal             float64  `json:"minSignal" conf:",min=0,max=1e6"`
 	InferEntrySkill       bool     `json:"inferEntrySkill"`
-	EntrySkill            string   `json:"entrySkill"`
+	EntrySkill            string   `json:"entrySkill" conf:",trim"`
 	PinEntrySkill         bool     `json:"pinEntrySkill"`
-	HelperSkills          []string `json:"helperSkills"`
+	HelperSkills          []string `json:"helperSkills" conf:",trim,nonempty,item=skill name"`
 	ProtectCallers        bool     `json:"protectCallers"`
 	ProtectLoader         bool     `json:"protectLoader"`
-	Rules                 []Rule   `json:"rules"`
-	Threshold             float64  `json:"threshold"`
-	Pinned                []string `json:"pinned"`
-	MinKeep               int      `json:"minKeep"`
-	MaxKeep               int      `json:"maxKeep"`
+	Rules                 []Rule   `json:"rules" conf:",item=rule"`
+	Threshold             float64  `json:"threshold" conf:",min=0,max=1e6"`
+	Pinned                []string `json:"pinned" conf:",trim,nonempty,item=skill name"`
+	MinKeep               int      `json:"minKeep" conf:",min=0,max=1000000"`
+	MaxKeep               int      `json:"maxKeep" conf:",min=0,max=1000000"`
 	EvictOnSkillLoad      bool     `json:"evictOnSkillLoad"`
 	BlockDirectSkillReads bool     `json:"blockDirectSkillReads"`
 	// ArchiveResources archives the files of a skill's folder the model
@@ -52,8 +68,8 @@ type Config struct {
 	ModelsFile              string          `json:"-"`
 	ModelsLine              int             `json:"-"`
 	SkipOnShortPrompts      bool            `json:"skipOnShortPrompts"`
-	MinScorablePromptLength int             `json:"minScorablePromptLength"`
-	TopicChangeThreshold    float64         `json:"topicChangeThreshold"`
+	MinScorablePromptLength int             `json:"minScorablePromptLength" conf:",min=0,max=1000000"`
+	TopicChangeThreshold    float64         `json:"topicChangeThreshold" conf:",min=0,max=1"`
 	// TrustProjectConfig, read from the user's file only, decides whether
 	// the project's file counts when the host has no notion of trust (Pi
 	// 0.73). Off by default: a repository's file applies only when the
@@ -64,7 +80,7 @@ type Config struct {
 	CacheAware CacheAware `json:"cacheAware"`
 	// Dedupe is what the skill tool does for a body already visible:
 	// DedupeAlreadyLoaded or DedupeArchiveOlder (docs/compaction.md).
-	Dedupe string `json:"dedupe"`
+	Dedupe string `json:"dedupe" conf:",oneof=already-loaded|archive-older"`
 	// Compaction is what happens to the loaded bodies when the host
 	// compacts the conversation (docs/compaction.md).
 	Compaction Compaction `json:"compaction"`
@@ -159,8 +175,8 @@ func ProjectCounts(user Fragment, trust Trust) bool {
 	case Untrusted:
 		return false
 	}
-	if user.TrustProjectConfig != nil {
-		return *user.TrustProjectConfig
+	if user.Sets("trustProjectConfig") {
+		return user.Config.TrustProjectConfig
 	}
 	return Default().TrustProjectConfig
 }
@@ -172,11 +188,9 @@ func ProjectCounts(user Fragment, trust Trust) bool {
 // file's trustProjectConfig is ignored: a project cannot vouch for itself.
 func Merge(user, project Fragment, trust Trust) Config {
 	c := Default()
-	user.apply(&c)
+	user.apply(&c, "")
 	if ProjectCounts(user, trust) {
-		p := project
-		p.TrustProjectConfig = nil
-		p.apply(&c)
+		project.apply(&c, "trustProjectConfig")
 	}
 	return c.Clone()
 }

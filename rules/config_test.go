@@ -8,8 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestDefaultsMatchReference(t *testing.T) {
 	// The defaults of ../shared/reference/lifecycle-options.md, written out.
 	want := map[string]any{
@@ -84,15 +82,20 @@ func TestParseValid(t *testing.T) {
 		t.Fatalf("diagnostics: %v", ds)
 	}
 	want := Fragment{
-		TopK: ptr(5), RelativeScore: ptr(0.25), MinSignal: ptr(1.5), EntrySkill: ptr("triage-ml-task"),
-		HelperSkills: &[]string{"plot-ml-figure"}, Pinned: &[]string{"setup-workspace", "b"},
-		Rules: &[]Rule{{SkillName: "plot-ml-figure", Keywords: []string{"plot", "chart"}, Weight: 1},
-			{SkillName: "x", Keywords: []string{"k"}, Weight: 2.5}},
-		MaxKeep: ptr(10), Enabled: ptr(false),
-		Models:             json.RawMessage(`{"tiers": {"small": {"provider": "p", "model": "m"}}}`),
-		ModelsFile:         "user.json", // where the key was written, for the models package's diagnostics
-		ModelsLine:         13,
-		TrustProjectConfig: ptr(false),
+		Set: []string{"topK", "relativeScore", "minSignal", "entrySkill", "helperSkills", "pinned", "rules", "maxKeep", "enabled", "models", "trustProjectConfig"},
+		Config: func() Config {
+			c := Default()
+			c.TopK, c.RelativeScore, c.MinSignal, c.EntrySkill = 5, 0.25, 1.5, "triage-ml-task"
+			c.HelperSkills, c.Pinned = []string{"plot-ml-figure"}, []string{"setup-workspace", "b"}
+			c.Rules = []Rule{{SkillName: "plot-ml-figure", Keywords: []string{"plot", "chart"}, Weight: 1},
+				{SkillName: "x", Keywords: []string{"k"}, Weight: 2.5}}
+			c.MaxKeep, c.Enabled = 10, false
+			c.Models = json.RawMessage(`{"tiers": {"small": {"provider": "p", "model": "m"}}}`)
+			c.ModelsFile = "user.json" // where the key was written, for the models package's diagnostics
+			c.ModelsLine = 13
+			c.TrustProjectConfig = false
+			return c
+		}(),
 	}
 	if d := cmp.Diff(want, f); d != "" {
 		t.Errorf("fragment (-want +got):\n%s", d)
@@ -134,13 +137,13 @@ func TestParseProblems(t *testing.T) {
 		{"pinned not a list", `{"pinned": "a"}`, true,
 			Diagnostic{Line: 1, Key: "pinned", Severity: Error}, "list of skill names"},
 		{"pinned with a number", `{"pinned": ["a", 3]}`, true,
-			Diagnostic{Line: 1, Key: "pinned", Severity: Error}, "item 1 must be a string"},
+			Diagnostic{Line: 1, Key: "pinned[1]", Severity: Error}, "must be a string, got the number 3"},
 		{"empty helper name", `{"helperSkills": [" "]}`, true,
-			Diagnostic{Line: 1, Key: "helperSkills", Severity: Error}, "empty skill name"},
+			Diagnostic{Line: 1, Key: "helperSkills[0]", Severity: Error}, "empty skill name"},
 		{"rule without keywords", "{\"rules\": [\n{\"skillName\": \"a\", \"keywords\": []}]}", true,
-			Diagnostic{Line: 1, Key: "rules[0].keywords", Severity: Error}, "at least one keyword"},
+			Diagnostic{Line: 2, Key: "rules[0].keywords", Severity: Error}, "at least one keyword"},
 		{"rule without skillName", `{"rules": [{"keywords": ["a"]}]}`, true,
-			Diagnostic{Line: 1, Key: "rules[0]", Severity: Error}, "has no skillName"},
+			Diagnostic{Line: 1, Key: "rules[0]", Severity: Error}, `missing "skillName"`},
 		{"rule weight zero", `{"rules": [{"skillName": "a", "keywords": ["a"], "weight": 0}]}`, true,
 			Diagnostic{Line: 1, Key: "rules[0].weight", Severity: Error}, "above 0"},
 		{"rule not an object", `{"rules": ["a"]}`, true,
@@ -201,7 +204,9 @@ func TestParseWarningKeepsRest(t *testing.T) {
 	if len(ds) != 2 {
 		t.Fatalf("want 2 warnings, got %v", ds)
 	}
-	if d := cmp.Diff(Fragment{MinKeep: ptr(4), TopK: ptr(6)}, f); d != "" {
+	want := Fragment{Set: []string{"minKeep", "topK"}, Config: Default()}
+	want.Config.MinKeep, want.Config.TopK = 4, 6
+	if d := cmp.Diff(want, f); d != "" {
 		t.Errorf("fragment (-want +got):\n%s", d)
 	}
 	if s := ds[0].String(); !strings.HasPrefix(s, "u.json:1: warning: topK: ") {
@@ -216,7 +221,7 @@ func TestParseNeverPanics(t *testing.T) {
 		Parse([]byte(in), "f")
 	}
 	f, ds := Parse([]byte("\xef\xbb\xbf{\"topK\": 1}"), "f")
-	if len(ds) != 0 || f.TopK == nil || *f.TopK != 1 {
+	if len(ds) != 0 || !f.Sets("topK") || f.Config.TopK != 1 {
 		t.Errorf("a byte-order mark must be accepted: %v %v", f, ds)
 	}
 }
@@ -301,7 +306,7 @@ func TestMerge(t *testing.T) {
 	got := Merge(user, Fragment{}, Trusted)
 	got.Pinned[0] = "changed"
 	got.Rules[0].Keywords[0] = "changed"
-	if (*user.Pinned)[0] != "a" || (*user.Rules)[0].Keywords[0] != "u1" {
+	if user.Config.Pinned[0] != "a" || user.Config.Rules[0].Keywords[0] != "u1" {
 		t.Errorf("Merge aliases the user fragment")
 	}
 }

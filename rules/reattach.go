@@ -1,8 +1,8 @@
 package rules
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/conf"
 	"strings"
 	"unicode/utf8"
 
@@ -20,8 +20,15 @@ import (
 // no tokenizer.
 type Compaction struct {
 	Reattach       bool `json:"reattach"`
-	BudgetTokens   int  `json:"budgetTokens"`
-	PerSkillTokens int  `json:"perSkillTokens"`
+	BudgetTokens   int  `json:"budgetTokens" conf:",min=0,max=10000000"`
+	PerSkillTokens int  `json:"perSkillTokens" conf:",min=0,max=10000000"`
+}
+
+// CheckConf warns of a per-skill share above the whole budget.
+func (c *Compaction) CheckConf(d *conf.Decoder, key string) {
+	if c.PerSkillTokens > c.BudgetTokens {
+		d.Warn(key+".perSkillTokens", "perSkillTokens %d is above budgetTokens %d: no body gets more than the whole budget", c.PerSkillTokens, c.BudgetTokens)
+	}
 }
 
 // ArchiveCompacted is the reason recorded for a body the host's compaction
@@ -41,70 +48,6 @@ const (
 	// (docs/compaction.md gives the replay figures).
 	DefaultDedupe = DedupeAlreadyLoaded
 )
-
-// decodeDedupe reads the `dedupe` key.
-func decodeDedupe(raw json.RawMessage, f *Fragment) string {
-	var s string
-	if msg := decodeString(raw, &s); msg != "" {
-		return msg
-	}
-	switch s {
-	case DedupeAlreadyLoaded, DedupeArchiveOlder:
-		f.Dedupe = &s
-		return ""
-	}
-	return fmt.Sprintf("must be %q or %q, got %q", DedupeAlreadyLoaded, DedupeArchiveOlder, s)
-}
-
-// maxReattachTokens bounds the re-attach budgets: a larger value is a
-// typing mistake (no context window holds it).
-const maxReattachTokens = 10_000_000
-
-// decodeCompaction reads the `compaction` object; missing keys keep their
-// defaults.
-func decodeCompaction(raw json.RawMessage, f *Fragment) []ruleProblem {
-	const shape = "must be an object {reattach, budgetTokens, perSkillTokens}, got "
-	if firstByte(raw) != '{' {
-		return []ruleProblem{{Error, "compaction", shape + describe(raw)}}
-	}
-	keys, err := scanKeys(raw)
-	if err != nil {
-		return []ruleProblem{{Error, "compaction", "not a valid object: " + err.Error()}}
-	}
-	c := DefaultCompaction()
-	var probs []ruleProblem
-	whole := func(k key, dst *int) {
-		v, msg := decodeWhole(k.raw, 0, maxReattachTokens)
-		if msg != "" {
-			probs = append(probs, ruleProblem{Error, "compaction." + k.name, msg})
-			return
-		}
-		*dst = v
-	}
-	for _, k := range lastOfEach(keys) {
-		switch k.name {
-		case "reattach":
-			v, msg := decodeBool(k.raw)
-			if msg != "" {
-				probs = append(probs, ruleProblem{Error, "compaction.reattach", msg})
-			} else {
-				c.Reattach = v
-			}
-		case "budgetTokens":
-			whole(k, &c.BudgetTokens)
-		case "perSkillTokens":
-			whole(k, &c.PerSkillTokens)
-		default:
-			probs = append(probs, ruleProblem{Warning, "compaction." + k.name, "unknown key in compaction, ignored (known: reattach, budgetTokens, perSkillTokens)"})
-		}
-	}
-	if c.PerSkillTokens > c.BudgetTokens {
-		probs = append(probs, ruleProblem{Warning, "compaction.perSkillTokens",
-			fmt.Sprintf("perSkillTokens %d is above budgetTokens %d: no body gets more than the whole budget", c.PerSkillTokens, c.BudgetTokens)})
-	}
-	f.Compaction = &c
-	return probs
-}
 
 // Defaults of the `compaction` option.
 const (

@@ -1,10 +1,15 @@
-// Package conf holds the diagnostic type shared by everything that reads
-// skill-lifecycle's configuration and skill files: a Diagnostic names the
-// file, the line and the key of one problem, with its Severity.
+// Package conf reads skill-lifecycle's JSON configuration into Go values,
+// with one diagnostic type for every problem found: its file, line and key.
 //
-//	d := conf.Diagnostic{File: "skill-lifecycle.json", Line: 3, Key: "topK", Severity: conf.Error, Message: "must be a whole number"}
-//	fmt.Println(d) // skill-lifecycle.json:3: error: topK: must be a whole number
+//	n, err := conf.Parse(data, 1) // a tree that keeps the lines
+//	d := conf.Decoder{File: path}
+//	d.Decode(n, "", &cfg) // field by field, by their tags
+//	for _, x := range d.Diags {
+//		fmt.Println(x) // skill-lifecycle.json:3: error: topK: must be a whole number ...
+//	}
 //
-// It does no I/O. The packages rules, models and skills name its types
-// (rules.Diagnostic, rules.Severity, skills.Severity are aliases).
+// A struct's fields name and bound its keys (Decoder says how), so a new
+// key is a new field. It does no I/O. The packages rules and models read
+// their configuration with it; rules.Diagnostic, rules.Severity and
+// skills.Severity are aliases of its types.
 package conf

@@ -31,7 +31,7 @@ func TestHostileConfig(t *testing.T) {
 		{"wrong-type-string-for-int", "{\n  \"enabled\": false,\n  \"topK\": \"3\"\n}", 3, "topK", skills.Error, []string{"number"}},
 		{"wrong-type-string-for-bool", "{\n  \"topK\": 2,\n  \"enabled\": \"yes\"\n}", 3, "enabled", skills.Error, nil},
 		{"wrong-type-object-for-list", "{\"pinned\": {\"a\": 1}}", 1, "pinned", skills.Error, nil},
-		{"wrong-type-rule-element", "{\n\"rules\": [\n {\"skillName\": 3, \"keywords\": [\"x\"]}\n]}", 2, "rules[0].skillName", skills.Error, nil},
+		{"wrong-type-rule-element", "{\n\"rules\": [\n {\"skillName\": 3, \"keywords\": [\"x\"]}\n]}", 3, "rules[0].skillName", skills.Error, nil},
 		{"unknown-key-with-suggestion", "{\n  \"topk\": 3\n}", 2, "topk", skills.Warning, []string{"unknown key", `"topK"`}},
 		{"unknown-key", "{\"make-it-fast\": true}", 1, "make-it-fast", skills.Warning, []string{"unknown key"}},
 		{"huge-number-float", "{\"topK\": 1e300}", 1, "topK", skills.Error, []string{"too large"}},
