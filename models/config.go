@@ -3,10 +3,12 @@ package models
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"github.com/skill-lifecycle/skill-lifecycle/rules"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/conf"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
 // ThinkingLevel is a reasoning effort as Pi's agent names it. The empty
@@ -64,8 +66,8 @@ const (
 
 // ModelRef names a model of the host's registry: the pair (provider, id).
 type ModelRef struct {
-	Provider string `json:"provider"`
-	ID       string `json:"id"`
+	Provider string `json:"provider" conf:",required,trim,nonempty"`
+	ID       string `json:"id" conf:"model,required,trim,nonempty"` // written "model" in a tier
 }
 
 // String writes the model as Pi's CLI does: provider/id.
@@ -76,9 +78,9 @@ func (m ModelRef) IsZero() bool { return m.Provider == "" && m.ID == "" }
 
 // Tier is one entry of models.tiers: the model to switch to and how.
 type Tier struct {
-	Model         ModelRef      `json:"model"`
+	Model         ModelRef      `json:"model" conf:",inline"` // written as the keys provider and model
 	ThinkingLevel ThinkingLevel `json:"thinkingLevel,omitempty"`
-	Scope         Scope         `json:"scope"` // never empty after Parse
+	Scope         Scope         `json:"scope" conf:",trim,lower,oneof=session|run"` // never empty after Parse
 }
 
 // Config is the parsed `models` key of skill-lifecycle.json.
@@ -92,7 +94,7 @@ type Config struct {
 	// SkillTiers maps a skill name to a tier name (lower case).
 	SkillTiers             map[string]string `json:"skillTiers"`
 	ApplyToUnlabeledSkills bool              `json:"applyToUnlabeledSkills"`
-	HelperTierPolicy       HelperPolicy      `json:"helperTierPolicy"`
+	HelperTierPolicy       HelperPolicy      `json:"helperTierPolicy" conf:",trim,lower,oneof=allow-downgrade|keep|always"`
 }
 
 // DefaultRef is models.default: either a tier name or a model written out.
@@ -128,140 +130,6 @@ func optOut(name string) bool { return name == "none" || name == "off" }
 // normTier normalises a tier name as written in config or frontmatter.
 func normTier(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
-type parser struct {
-	file  string
-	diags []rules.Diagnostic
-	// With line > 0 (the line of the key's value in the file), top is
-	// that value as written and keyAt/valAt give, by key ("models.tiers.
-	// big"), the offsets in top of the key's name and of its value, so
-	// that each diagnostic names its key's line.
-	top          []byte
-	line         int
-	keyAt, valAt map[string]int
-}
-
-func (p *parser) warn(key, format string, a ...any) {
-	p.diags = append(p.diags, rules.Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: rules.Warning, Message: fmt.Sprintf(format, a...)})
-}
-
-func (p *parser) fail(key, format string, a ...any) {
-	p.diags = append(p.diags, rules.Diagnostic{File: p.file, Line: p.lineOf(key), Key: key, Severity: rules.Error, Message: fmt.Sprintf(format, a...)})
-}
-
-// lineOf is the line of key in the file: the line of its name, or of the
-// closest enclosing key known; 0 when lines are not known.
-func (p *parser) lineOf(key string) int {
-	if p.line <= 0 {
-		return 0
-	}
-	for k := key; ; {
-		if off, ok := p.keyAt[k]; ok {
-			return p.line + bytes.Count(p.top[:off], []byte("\n"))
-		}
-		i := strings.LastIndexByte(k, '.')
-		if i < 0 {
-			return p.line
-		}
-		k = k[:i]
-	}
-}
-
-// locate records where the keys of the object raw (the value of key)
-// lie in the file.
-func (p *parser) locate(raw json.RawMessage, key string) {
-	if p.line <= 0 {
-		return
-	}
-	base, ok := p.valAt[key]
-	if !ok {
-		return
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return
-		}
-		name, _ := t.(string)
-		at := base + int(dec.InputOffset()) - 1 // the name's closing quote
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return
-		}
-		k := key + "." + name
-		p.keyAt[k] = at
-		p.valAt[k] = base + int(dec.InputOffset()) - len(v)
-	}
-}
-
-func (p *parser) failed() bool {
-	for _, d := range p.diags {
-		if d.Severity == rules.Error {
-			return true
-		}
-	}
-	return false
-}
-
-// object decodes raw as a JSON object, reporting a type error at key.
-func (p *parser) object(raw json.RawMessage, key string) (map[string]json.RawMessage, []string, bool) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		p.fail(key, "must be an object, got %s", kind(raw))
-		return nil, nil, false
-	}
-	p.locate(raw, key)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return m, keys, true
-}
-
-func (p *parser) str(raw json.RawMessage, key string) (string, bool) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		p.fail(key, "must be a string, got %s", kind(raw))
-		return "", false
-	}
-	return s, true
-}
-
-func (p *parser) boolean(raw json.RawMessage, key string) (bool, bool) {
-	var b bool
-	if err := json.Unmarshal(raw, &b); err != nil {
-		p.fail(key, "must be true or false, got %s", kind(raw))
-		return false, false
-	}
-	return b, true
-}
-
-// kind names the JSON type of raw for messages.
-func kind(raw json.RawMessage) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
-	}
-}
-
 // Parse reads the `models` key of a skill-lifecycle.json (raw is the key's
 // value; nil or JSON null means the key is absent). file names the
 // configuration file in diagnostics. Unknown keys and doubtful values give
@@ -275,242 +143,130 @@ func Parse(raw json.RawMessage, file string) (Config, []rules.Diagnostic) {
 // written there (whitespace kept): each diagnostic then gives the line of
 // its key. A line of 0 or less means unknown (no lines are given).
 func ParseAt(raw json.RawMessage, file string, line int) (Config, []rules.Diagnostic) {
-	cfg := DefaultConfig()
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return cfg, nil
+		return DefaultConfig(), nil
 	}
-	p := &parser{file: file}
-	if line > 0 {
-		p.top, p.line = raw, line
-		p.keyAt, p.valAt = map[string]int{}, map[string]int{"models": 0}
+	n, err := conf.Parse(raw, line)
+	if err != nil {
+		return DefaultConfig(), []rules.Diagnostic{{File: file, Line: max(line, 0), Key: "models", Severity: rules.Error,
+			Message: "must be an object, and this is not valid JSON: " + err.Error()}}
 	}
-	top, keys, ok := p.object(raw, "models")
-	if !ok {
-		return DefaultConfig(), p.diags
+	d := conf.Decoder{File: file}
+	cfg := DefaultConfig()
+	d.Decode(n, "models", &cfg)
+	if d.Failed() {
+		return DefaultConfig(), d.Diags
 	}
-	var rawDefault json.RawMessage
-	haveDefault := false
-	for _, k := range keys {
-		v := top[k]
-		key := "models." + k
-		switch k {
-		case "enabled":
-			if b, ok := p.boolean(v, key); ok {
-				cfg.Enabled = b
-			}
-		case "applyToUnlabeledSkills":
-			if b, ok := p.boolean(v, key); ok {
-				cfg.ApplyToUnlabeledSkills = b
-			}
-		case "helperTierPolicy":
-			if s, ok := p.str(v, key); ok {
-				switch pol := HelperPolicy(strings.ToLower(strings.TrimSpace(s))); pol {
-				case AllowDowngrade, Keep, Always:
-					cfg.HelperTierPolicy = pol
-				default:
-					p.fail(key, "%q is not a helper policy; use \"allow-downgrade\", \"keep\" or \"always\"", s)
-				}
-			}
-		case "tiers":
-			p.tiers(v, key, &cfg)
-		case "skillTiers":
-			p.skillTiers(v, key, &cfg)
-		case "default":
-			rawDefault, haveDefault = v, true
-		default:
-			p.warn(key, "unknown key, ignored (known: enabled, tiers, default, skillTiers, applyToUnlabeledSkills, helperTierPolicy)")
-		}
-	}
-	// default and skillTiers refer to tiers, so they are checked once all
-	// tiers are known.
-	if haveDefault {
-		cfg.Default = p.defaultRef(rawDefault, cfg.Tiers)
-	}
-	names := make([]string, 0, len(cfg.SkillTiers))
-	for s := range cfg.SkillTiers {
-		names = append(names, s)
-	}
-	sort.Strings(names)
-	for _, s := range names {
-		tn := cfg.SkillTiers[s]
-		if _, ok := cfg.Tiers[tn]; !ok && !optOut(tn) {
-			p.warn("models.skillTiers."+s, "tier %q is not defined in models.tiers; the skill falls back to models.default, or keeps the current model", tn)
-		}
-	}
-	if len(cfg.Tiers) == 0 && (cfg.Default != nil || len(cfg.SkillTiers) > 0) {
-		p.warn("models.tiers", "no tiers are defined, so nothing switches (default and skillTiers take effect once tiers exist)")
-	}
-	if p.failed() {
-		return DefaultConfig(), p.diags
-	}
-	return cfg, p.diags
+	return cfg, d.Diags
 }
 
-func (p *parser) tiers(raw json.RawMessage, key string, cfg *Config) {
-	m, keys, ok := p.object(raw, key)
-	if !ok {
+// DefaultConf sets a tier's defaults: scope session.
+func (t *Tier) DefaultConf() { t.Scope = ScopeSession }
+
+// UnmarshalConf reads a thinking level; "max" (accepted by the older
+// extension) is read as "xhigh", Pi's highest level, which the host clamps
+// further.
+func (l *ThinkingLevel) UnmarshalConf(d *conf.Decoder, n *conf.Node, key string) {
+	if n.Kind != conf.String {
+		d.Fail(key, "must be a string, got %s", conf.Describe(n))
 		return
 	}
-	for _, name := range keys {
-		tkey := key + "." + name
-		n := normTier(name)
-		switch {
-		case n == "":
-			p.fail(tkey, "a tier name cannot be empty")
-			continue
-		case optOut(n):
-			p.fail(tkey, "%q is reserved: modelTier %q means keep the current model", name, n)
-			continue
-		case n == "default":
-			p.fail(tkey, "\"default\" is reserved for models.default")
-			continue
-		}
-		if _, dup := cfg.Tiers[n]; dup {
-			p.fail(tkey, "tier names are case-insensitive and %q is defined twice", n)
-			continue
-		}
-		if t, ok := p.tier(m[name], tkey); ok {
-			cfg.Tiers[n] = t
-		}
-	}
-}
-
-// tier parses one {provider, model, thinkingLevel?, scope?} object.
-func (p *parser) tier(raw json.RawMessage, key string) (Tier, bool) {
-	m, keys, ok := p.object(raw, key)
-	if !ok {
-		return Tier{}, false
-	}
-	t := Tier{Scope: ScopeSession}
-	good := true
-	for _, k := range keys {
-		v := m[k]
-		fk := key + "." + k
-		switch k {
-		case "provider", "model":
-			s, ok := p.str(v, fk)
-			if !ok {
-				good = false
-				continue
-			}
-			s = strings.TrimSpace(s)
-			if s == "" {
-				p.fail(fk, "cannot be empty")
-				good = false
-			}
-			if k == "provider" {
-				t.Model.Provider = s
-			} else {
-				t.Model.ID = s
-			}
-		case "thinkingLevel":
-			s, ok := p.str(v, fk)
-			if !ok {
-				good = false
-				continue
-			}
-			l, ok := p.level(s, fk)
-			if !ok {
-				good = false
-			}
-			t.ThinkingLevel = l
-		case "scope":
-			s, ok := p.str(v, fk)
-			if !ok {
-				good = false
-				continue
-			}
-			switch sc := Scope(strings.ToLower(strings.TrimSpace(s))); sc {
-			case ScopeSession, ScopeRun:
-				t.Scope = sc
-			default:
-				p.fail(fk, "%q is not a scope; use \"session\" or \"run\"", s)
-				good = false
-			}
-		default:
-			p.warn(fk, "unknown key, ignored (known: provider, model, thinkingLevel, scope)")
-		}
-	}
-	if _, ok := m["provider"]; !ok {
-		p.fail(key, "missing \"provider\" (the provider id in Pi's model registry, e.g. \"anthropic\")")
-		good = false
-	}
-	if _, ok := m["model"]; !ok {
-		p.fail(key, "missing \"model\" (the model id in Pi's model registry, e.g. \"claude-sonnet-4-5\")")
-		good = false
-	}
-	return t, good
-}
-
-// level parses a thinking level; "max" (accepted by the older extension) is
-// read as "xhigh", Pi's highest level, which the host clamps further.
-func (p *parser) level(s, key string) (ThinkingLevel, bool) {
-	l := ThinkingLevel(strings.ToLower(strings.TrimSpace(s)))
-	if l == "max" {
-		p.warn(key, "\"max\" is not one of Pi's thinking levels; using \"xhigh\" (Pi lowers it to the model's highest level)")
-		return ThinkingXHigh, true
-	}
-	if l.Rank() < 0 {
-		p.fail(key, "%q is not a thinking level; use one of off, minimal, low, medium, high, xhigh", s)
-		return "", false
-	}
-	return l, true
-}
-
-func (p *parser) skillTiers(raw json.RawMessage, key string, cfg *Config) {
-	m, keys, ok := p.object(raw, key)
-	if !ok {
-		return
-	}
-	for _, skill := range keys {
-		sk := key + "." + skill
-		s, ok := p.str(m[skill], sk)
-		if !ok {
-			continue
-		}
-		n := normTier(s)
-		if n == "" {
-			p.fail(sk, "the tier name cannot be empty (use \"none\" to keep the current model)")
-			continue
-		}
-		cfg.SkillTiers[skill] = n
-	}
-}
-
-// defaultRef parses models.default: null, a tier name, a model written as
-// "provider/id" (optionally ":thinking"), or a tier object.
-func (p *parser) defaultRef(raw json.RawMessage, tiers map[string]Tier) *DefaultRef {
-	const key = "models.default"
-	switch kind(raw) {
-	case "null":
-		return nil
-	case "an object":
-		if t, ok := p.tier(raw, key); ok {
-			return &DefaultRef{Tier: t}
-		}
-		return nil
-	case "a string":
+	v := ThinkingLevel(strings.ToLower(strings.TrimSpace(n.Text)))
+	switch {
+	case v == "max":
+		d.Warn(key, "\"max\" is not one of Pi's thinking levels; using \"xhigh\" (Pi lowers it to the model's highest level)")
+		*l = ThinkingXHigh
+	case v.Rank() < 0:
+		d.Fail(key, "%q is not a thinking level; use one of off, minimal, low, medium, high, xhigh", n.Text)
 	default:
-		p.fail(key, "must be null, a tier name, \"provider/model\" or a tier object, got %s", kind(raw))
-		return nil
+		*l = v
 	}
-	s, _ := p.str(raw, key)
-	s = strings.TrimSpace(s)
+}
+
+// UnmarshalConf reads models.default written as a tier object; a tier
+// name or a model written "provider/id" is resolved once the tiers are
+// known (Config.CheckConf).
+func (r *DefaultRef) UnmarshalConf(d *conf.Decoder, n *conf.Node, key string) {
+	switch n.Kind {
+	case conf.Object:
+		r.Tier.DefaultConf()
+		d.Decode(n, key, &r.Tier)
+	case conf.String:
+		if strings.TrimSpace(n.Text) == "" {
+			d.Fail(key, "cannot be empty; write null for no default")
+		}
+	default:
+		d.Fail(key, "must be null, a tier name, \"provider/model\" or a tier object, got %s", conf.Describe(n))
+	}
+}
+
+// CheckConf checks what refers to tiers once all are known: tier names
+// (case-insensitive, some reserved), skillTiers, and models.default
+// written as a name.
+func (c *Config) CheckConf(d *conf.Decoder, key string) {
+	tiers := make(map[string]Tier, len(c.Tiers))
+	for _, name := range slices.Sorted(maps.Keys(c.Tiers)) {
+		tkey := key + ".tiers." + name
+		switch n := normTier(name); {
+		case n == "":
+			d.Fail(tkey, "a tier name cannot be empty")
+		case optOut(n):
+			d.Fail(tkey, "%q is reserved: modelTier %q means keep the current model", name, n)
+		case n == "default":
+			d.Fail(tkey, "\"default\" is reserved for models.default")
+		default:
+			if _, dup := tiers[n]; dup {
+				d.Fail(tkey, "tier names are case-insensitive and %q is defined twice", n)
+				continue
+			}
+			tiers[n] = c.Tiers[name]
+		}
+	}
+	c.Tiers = tiers
+	for _, skill := range slices.Sorted(maps.Keys(c.SkillTiers)) {
+		n := normTier(c.SkillTiers[skill])
+		if n == "" {
+			d.Fail(key+".skillTiers."+skill, "the tier name cannot be empty (use \"none\" to keep the current model)")
+			delete(c.SkillTiers, skill)
+			continue
+		}
+		c.SkillTiers[skill] = n
+	}
+	switch dn := d.Node(key + ".default"); {
+	case dn == nil || dn.Kind == conf.Object:
+	case dn.Kind == conf.String:
+		c.Default = defaultByName(d, key+".default", strings.TrimSpace(dn.Text), c.Tiers)
+	default:
+		c.Default = nil // null, or reported by UnmarshalConf
+	}
+	for _, s := range slices.Sorted(maps.Keys(c.SkillTiers)) {
+		tn := c.SkillTiers[s]
+		if _, ok := c.Tiers[tn]; !ok && !optOut(tn) {
+			d.Warn(key+".skillTiers."+s, "tier %q is not defined in models.tiers; the skill falls back to models.default, or keeps the current model", tn)
+		}
+	}
+	if len(c.Tiers) == 0 && (c.Default != nil || len(c.SkillTiers) > 0) {
+		d.Warn(key+".tiers", "no tiers are defined, so nothing switches (default and skillTiers take effect once tiers exist)")
+	}
+}
+
+// defaultByName resolves models.default written as a string: a tier name,
+// or a model written "provider/id" (optionally ":thinking").
+func defaultByName(d *conf.Decoder, key, s string, tiers map[string]Tier) *DefaultRef {
+	if s == "" {
+		return nil // reported by UnmarshalConf
+	}
 	if t, ok := tiers[normTier(s)]; ok {
 		return &DefaultRef{TierName: normTier(s), Tier: t}
 	}
 	if optOut(normTier(s)) {
-		p.warn(key, "%q means no default; write null", s)
+		d.Warn(key, "%q means no default; write null", s)
 		return nil
 	}
 	ref, level, ok := ParseModel(s)
 	if !ok {
-		if s == "" {
-			p.fail(key, "cannot be empty; write null for no default")
-		} else {
-			p.fail(key, "%q is neither a tier defined in models.tiers nor a model written \"provider/model\"", s)
-		}
+		d.Fail(key, "%q is neither a tier defined in models.tiers nor a model written \"provider/model\"", s)
 		return nil
 	}
 	return &DefaultRef{Tier: Tier{Model: ref, ThinkingLevel: level, Scope: ScopeSession}}

@@ -104,13 +104,13 @@ func TestParse(t *testing.T) {
 			}(),
 			diags: []diag{{"models.tiers", rules.Warning, "nothing switches"}},
 		},
-		{name: "not an object", raw: `"big"`, want: DefaultConfig(), diags: []diag{{"models", rules.Error, "must be an object, got a string"}}},
+		{name: "not an object", raw: `"big"`, want: DefaultConfig(), diags: []diag{{"models", rules.Error, "must be an object {enabled, tiers"}}},
 		{name: "enabled not a boolean", raw: `{"enabled": "yes"}`, want: DefaultConfig(), diags: []diag{{"models.enabled", rules.Error, "true or false"}}},
 		{
 			name:  "bad policy invalidates the whole key",
 			raw:   `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}, "helperTierPolicy": "downgrade"}`,
 			want:  DefaultConfig(),
-			diags: []diag{{"models.helperTierPolicy", rules.Error, "not a helper policy"}},
+			diags: []diag{{"models.helperTierPolicy", rules.Error, `must be "allow-downgrade", "keep" or "always"`}},
 		},
 		{
 			name: "tier problems",
@@ -120,9 +120,9 @@ func TestParse(t *testing.T) {
 			want: DefaultConfig(),
 			diags: []diag{
 				{"models.tiers.a", rules.Error, `missing "provider"`},
-				{"models.tiers.b.scope", rules.Error, "not a scope"},
+				{"models.tiers.b.scope", rules.Error, `must be "session" or "run"`},
 				{"models.tiers.c.thinkingLevel", rules.Error, "not a thinking level"},
-				{"models.tiers.d", rules.Error, "got an array"},
+				{"models.tiers.d", rules.Error, "got a list"},
 				{"models.tiers.e.provider", rules.Error, "cannot be empty"},
 				{"models.tiers.none", rules.Error, "reserved"},
 			},
@@ -143,7 +143,7 @@ func TestParse(t *testing.T) {
 			name:  "default of the wrong type",
 			raw:   `{"tiers": {"medium": {"provider": "anthropic", "model": "claude-sonnet-4-5"}}, "default": 3}`,
 			want:  DefaultConfig(),
-			diags: []diag{{"models.default", rules.Error, "got a number"}},
+			diags: []diag{{"models.default", rules.Error, "got the number 3"}},
 		},
 		{
 			name:  "skillTiers value not a string",
