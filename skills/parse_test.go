@@ -162,6 +162,11 @@ func TestNormalize(t *testing.T) {
 		{"e\u0323\u0302", "\u1ec7"},
 		{"\u1100\u1161\u11a8", "\uac01"},
 		{"мой-навык", "мой-навык"},
+		// Full NFKC: ligatures and marks out of canonical order, which
+		// the hand-made subset left as they were.
+		{"\ufb01le-skill", "file-skill"},
+		{"e\u0302\u0323", "\u1ec7"},
+		{"x\u00b2", "x2"},
 	}
 	for _, tt := range tests {
 		if got := Normalize(tt.in); got != tt.want {

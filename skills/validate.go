@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Mode chooses whose rules Validate applies.
@@ -48,8 +50,8 @@ var AllowedFields = []string{"name", "description", "license", "allowed-tools", 
 // choice made here: Lenient follows Pi, whose pattern is ^[a-z0-9-]+$, so
 // "技能" or "мой-навык" draws an "invalid characters" warning and still
 // loads. Strict follows skills-ref, which accepts any Unicode letter or
-// digit: the name and its folder's name are normalised with Normalize (an
-// NFKC subset, see there), stripped, counted in characters, and must be
+// digit: the name and its folder's name are normalised with Normalize
+// (NFKC), stripped, counted in characters, and must be
 // lower case ("НАВЫК" is rejected, "навык" accepted).
 func Validate(s *Skill, mode Mode) []Diagnostic {
 	if mode == Strict {
@@ -200,67 +202,8 @@ func isAllowedField(k string) bool {
 	return false
 }
 
-// Normalize applies the part of Unicode NFKC that skill names need, without
-// a normalisation library (the module may not depend on golang.org/x/text):
-//
-//   - fullwidth ASCII forms (U+FF01–U+FF5E) become ASCII, and the
-//     ideographic space a space (compatibility mappings);
-//   - a letter followed by combining marks is composed to the precomposed
-//     character whenever Unicode defines one, pair by pair, using the
-//     canonical primary composites of the Unicode Character Database, so
-//     "cafe\u0301" becomes "café"; Hangul jamo sequences compose to
-//     syllables.
-//
-// Not covered: other compatibility mappings (ligatures such as "ﬁ",
-// superscripts, circled or Roman-numeral forms) and canonical reordering
-// of several marks given out of order. Such a name keeps those characters,
-// so strict mode may report it where skills-ref would not; none of them is
-// a plausible folder or skill name. Pure ASCII is returned unchanged.
-func Normalize(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s
-	}
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		switch {
-		case r >= 0xFF01 && r <= 0xFF5E:
-			r = r - 0xFF01 + 0x21
-		case r == 0x3000:
-			r = ' '
-		}
-		if n := len(out); n > 0 {
-			if c, ok := compose(out[n-1], r); ok {
-				out[n-1] = c
-				continue
-			}
-		}
-		out = append(out, r)
-	}
-	return string(out)
-}
-
-const (
-	hangulSBase, hangulLBase, hangulVBase, hangulTBase = 0xAC00, 0x1100, 0x1161, 0x11A7
-	hangulLCount, hangulVCount, hangulTCount           = 19, 21, 28
-	hangulNCount                                       = hangulVCount * hangulTCount
-	hangulSCount                                       = hangulLCount * hangulNCount
-)
-
-func compose(a, b rune) (rune, bool) {
-	if a >= hangulLBase && a < hangulLBase+hangulLCount && b >= hangulVBase && b < hangulVBase+hangulVCount {
-		return hangulSBase + ((a-hangulLBase)*hangulVCount+(b-hangulVBase))*hangulTCount, true
-	}
-	if a >= hangulSBase && a < hangulSBase+hangulSCount && (a-hangulSBase)%hangulTCount == 0 &&
-		b > hangulTBase && b < hangulTBase+hangulTCount {
-		return a + (b - hangulTBase), true
-	}
-	c, ok := composePairs[[2]rune{a, b}]
-	return c, ok
-}
+// Normalize returns s in Unicode NFKC, as skills-ref normalises names
+// (Python's unicodedata.normalize("NFKC")): fullwidth forms become ASCII,
+// a letter followed by combining marks is composed ("cafe\u0301" becomes
+// "café"), ligatures such as "ﬁ" are spelled out.
+func Normalize(s string) string { return norm.NFKC.String(s) }
