@@ -68,6 +68,16 @@ func words(text string, fn func(w string, brk bool)) {
 	})
 }
 
+// Words calls fn with each word of text as the index reads it, lower-cased
+// (runs of letters and digits, combining marks inside a word; hyphens and
+// apostrophes split words, so "scikit-learn" is two; each CJK character is
+// a word), and whether the index keeps it as a term: not a stop word, not a
+// lone ASCII letter or digit. A word already in lower case in text shares
+// text's memory.
+func Words(text string, fn func(w string, term bool)) {
+	words(text, func(w string, _ bool) { fn(w, keep(w)) })
+}
+
 // lowerWord returns w lower-cased, in buf's storage when it can.
 func lowerWord(buf []byte, w string) ([]byte, string) {
 	buf = buf[:0]

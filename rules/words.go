@@ -4,100 +4,23 @@ import (
 	"container/heap"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 )
 
-// Words splits text into lower-cased words: maximal runs of Unicode letters
-// and digits (an apostrophe or hyphen between two such characters stays
-// inside the word, so "don't" and "scikit-learn" are one word each).
-//
-// A word already in lower case is a substring of text (it shares text's
-// memory); the result is sized to the number of words.
+// Words splits text into lower-cased words as the relevance index reads
+// them (relevance.Words: "scikit-learn" is two words, "don't" is "don"
+// and "t"). A word already in lower case is a substring of text (it
+// shares text's memory); the result is sized to the number of words.
 func Words(text string) []string {
 	n := 0
-	eachWord(text, func(string) { n++ })
+	relevance.Words(text, func(string, bool) { n++ })
 	if n == 0 {
 		return nil
 	}
 	out := make([]string, 0, n)
-	eachWord(text, func(w string) { out = append(out, strings.ToLower(w)) })
+	relevance.Words(text, func(w string, _ bool) { out = append(out, w) })
 	return out
-}
-
-// eachWord calls fn with each word of text as Words splits it, as written
-// (not lower-cased). Text is read rune by rune in place: converting it to
-// runes first cost four bytes a character (issue 27: a 60 MB prompt).
-// An invalid byte is a rune of its own (utf8.RuneError), as in a []rune
-// conversion, and never part of a word.
-func eachWord(text string, fn func(w string)) {
-	start := -1
-	for i := 0; i <= len(text); {
-		var r rune
-		size := 0
-		if i < len(text) {
-			r, size = utf8.DecodeRuneInString(text[i:])
-		}
-		in := size > 0 && (isWordRune(r) || (start >= 0 && (r == '\'' || r == '’' || r == '-') && wordRuneAt(text, i+size)))
-		if in && start < 0 {
-			start = i
-		}
-		if !in && start >= 0 {
-			fn(text[start:i])
-			start = -1
-		}
-		if size == 0 {
-			return
-		}
-		i += size
-	}
-}
-
-// wordRuneAt reports whether the rune at byte i of text is a word rune.
-func wordRuneAt(text string, i int) bool {
-	if i >= len(text) {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(text[i:])
-	return isWordRune(r)
-}
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// stopWords are left out of topic comparison: they say nothing about the
-// topic, and short prompts are full of them.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with
-		from into onto over under about as is are was were be been being am do does did done
-		have has had having i me my we us our you your he she it its they them their this that
-		these those there here what which who whom whose when where why how can could should
-		would will shall may might must not no yes so too very just also please now then than
-		let lets let's it's i'm don't doesn't ok okay`) {
-		stopWords[w] = true
-	}
-}
-
-// isStopWord reports whether w, as written, is a stop word once lower
-// cased as Words does it, without allocating for an ASCII word (stop words
-// are short and ASCII).
-func isStopWord(w string) bool {
-	var buf [16]byte
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= utf8.RuneSelf {
-			return stopWords[strings.ToLower(w)]
-		}
-		if i == len(buf) {
-			return false // longer than any stop word
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	return stopWords[string(buf[:len(w)])]
 }
 
 // MaxTopicWords bounds a topic. Of a prompt with more distinct topic
@@ -106,15 +29,15 @@ func isStopWord(w string) bool {
 // the session entry that records it, as long as itself (issue 27).
 const MaxTopicWords = 1000
 
-// TopicWords returns the distinct words of text that are not stop words,
-// sorted, at most MaxTopicWords of them: the vocabulary compared by
-// TopicOverlap. The words are copies, in a list of their own length: a
+// TopicWords returns the distinct words of text that the relevance index
+// keeps as terms (no stop words, no lone ASCII letters or digits), sorted,
+// at most MaxTopicWords of them: the vocabulary compared by TopicOverlap. The words are copies, in a list of their own length: a
 // topic is kept until the next prompt, and must not hold on to the
 // prompt's text.
 func TopicWords(text string) []string {
 	n := 0
-	eachWord(text, func(w string) {
-		if !isStopWord(w) {
+	relevance.Words(text, func(_ string, term bool) {
+		if term {
 			n++
 		}
 	})
@@ -122,9 +45,9 @@ func TopicWords(text string) []string {
 		return nil
 	}
 	out := make([]string, 0, n)
-	eachWord(text, func(w string) {
-		if !isStopWord(w) {
-			out = append(out, strings.ToLower(w))
+	relevance.Words(text, func(w string, term bool) {
+		if term {
+			out = append(out, w)
 		}
 	})
 	slices.Sort(out)
@@ -227,8 +150,8 @@ func TopicOverlap(cur, prev []string) float64 {
 // (the Words of the text being judged): for each rule naming skill, the
 // share of its keywords that occur in text, times its weight. A keyword
 // occurs when its own Words appear in text as a contiguous run, so
-// "random forest" matches "use a Random Forest" but not "random-forest"
-// (one word). It returns 0 and -1 when no rule names skill, else the score
+// "random forest" matches "use a Random Forest" and "random-forest", and
+// "scikit-learn" matches "scikit learn". It returns 0 and -1 when no rule names skill, else the score
 // and the index of the best rule.
 func RuleScore(rules []Rule, skill string, text []string) (score float64, rule int) {
 	rule = -1
