@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -15,9 +16,6 @@ const benchPrompt = "Please review the data pipeline, check the test coverage an
 // narrowPrompt names one topic; it matches a few percent of a generated
 // pack.
 const narrowPrompt = "Rotate the TLS certificate of the nginx server."
-
-// mlPrompt is one of the ML pack's dev prompts.
-const mlPrompt = "Give me an executed ipynb of the EDA."
 
 type benchPack struct {
 	docs   []Doc
@@ -46,27 +44,21 @@ func generated(n int) benchPack {
 	return p
 }
 
-func mlBench(b *testing.B) benchPack {
-	ps := loadMLPack(b)
-	p := benchPack{docs: docsOf(ps)}
-	for _, s := range ps {
-		p.bodies = append(p.bodies, Body{Name: s.Name, Text: s.Body})
-	}
-	return p
-}
-
 type benchCase struct {
 	name   string
 	pack   func(*testing.B) benchPack
 	prompt string
 }
 
+// mlCases are the cases on the ML pack of ../shared, which the corpora
+// build adds.
+var mlCases []benchCase
+
 func benchCases() []benchCase {
-	return []benchCase{
-		{"mlpack-26", mlBench, mlPrompt},
+	return append(slices.Clone(mlCases), []benchCase{
 		{"gen-1000", func(*testing.B) benchPack { return generated(1000) }, benchPrompt},
 		{"gen-10000", func(*testing.B) benchPack { return generated(10000) }, benchPrompt},
-	}
+	}...)
 }
 
 // rankCases adds a prompt on one narrow topic, the common case.

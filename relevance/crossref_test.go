@@ -1,7 +1,6 @@
 package relevance
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -131,27 +130,6 @@ func TestChooseEntry(t *testing.T) {
 	for _, tt := range tests {
 		if got := ChooseEntry(members, refs, tt.declared, tt.infer); got != tt.want {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestEntryMLPack(t *testing.T) {
-	pack := loadMLPack(t)
-	bodies := make([]Body, len(pack))
-	names := make([]string, len(pack))
-	for i, p := range pack {
-		bodies[i] = Body{Name: p.Name, Text: p.Body}
-		names[i] = p.Name
-	}
-	refs := CrossRefs(bodies)
-	if got := InferEntry(names, refs); got != "triage-ml-task" {
-		t.Errorf("inferred entry %q, want triage-ml-task", got)
-	}
-	// Calls the router's procedure makes ("load `explore-ml-data`, stop").
-	tri := refs["triage-ml-task"]
-	for _, callee := range []string{"setup-git", "explore-ml-data", "export-ml-project", "model-ml-pipeline"} {
-		if !slices.Contains(tri.Loads, callee) {
-			t.Errorf("triage-ml-task should load %s; loads %v", callee, tri.Loads)
 		}
 	}
 }

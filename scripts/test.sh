@@ -22,6 +22,7 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 
 echo "== go vet"
 go vet ./...
+go vet -tags corpora ./... # the tests on ../shared/corpora
 go vet -tags e2e ./... # the real-Pi tests and the live benchmark
 go vet -tags browser ./tests/browser/ # the report in headless Chromium
 
@@ -30,6 +31,7 @@ if ! command -v staticcheck >/dev/null 2>&1; then
   go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 fi
 staticcheck ./...
+staticcheck -tags corpora ./...
 staticcheck -tags e2e ./...
 staticcheck -tags browser ./tests/browser/
 
@@ -42,7 +44,9 @@ tsc -p extension
 tsc -p extension/check
 
 echo "== go test"
-go test -count=1 ./...
+# With the tests that read the shared corpora beside the repository
+# (../shared/corpora); without them each fails, naming what is missing.
+go test -count=1 -tags corpora ./...
 
 # The replay --html report laid out in Debian's headless Chromium (installed
 # when /usr/bin/chromium is missing).
