@@ -1,12 +1,16 @@
-// Package relevance ranks installed skills for a piece of text. It turns
-// text into terms (lower-cased Unicode words without English stop words,
-// reduced to Snowball stems, plus pairs of adjacent stems), indexes each
-// skill's name, description and headings with field weights, leaving out
-// the sections and sentences that say when a skill does not apply, and
-// scores a prompt with Okapi BM25. It also reads skill bodies for
-// cross-references (which skills a body names, and which it tells the model
-// to load) and infers the entry skill of a pack from them. The package is
-// pure: it works on the strings it is handed and does no I/O.
+// Package relevance ranks installed skills for a piece of text.
+//
+//	ix := relevance.NewIndex(docs, relevance.DefaultParams()) // name, description, headings
+//	r := ix.Rank(prompt, relevance.DefaultMinSignal)            // best first, with a signal flag
+//
+// Text becomes terms (lower-cased Unicode words without English stop
+// words, reduced to Snowball stems, plus pairs of adjacent stems; Words
+// shows the words); each skill's fields are indexed with weights, leaving
+// out the sections and sentences that say when a skill does not apply, and
+// a prompt is scored with Okapi BM25. CrossRefs reads skill bodies for
+// cross-references (which skills a body names, and which it tells the
+// model to load) and ChooseEntry infers a pack's entry skill from them. It
+// is pure: it works on the strings it is handed and does no I/O.
 package relevance
 
 // Doc is what the index knows of one skill.

@@ -1,13 +1,18 @@
-// Package skills discovers Agent Skills where Pi looks for them, parses each
-// SKILL.md (YAML frontmatter, then a markdown body), and validates it either
+// Package skills finds, reads and validates Agent Skills, and renders
+// what the model is shown of them.
+//
+//	cat := skills.Discover(skills.Options{Home: home, Cwd: cwd}) // where Pi looks; cat.Diagnostics
+//	s, diags, ok := skills.Load(path, data, skills.Lenient)
+//	section := skills.FormatPrompt(cat.Skills) // escaped
+//
+// Each SKILL.md is YAML frontmatter then a markdown body, validated either
 // leniently, as Pi does when it loads a skill, or strictly, as the Agent
-// Skills reference validator does. Every problem is reported as a Diagnostic
-// that names the file, and where known the line and field; a bad skill never
-// stops the others from loading. Files are read only by Discover and the
-// Check functions (and written only by GenerateSkills, for benchmarks);
-// Parse and Validate work on the bytes and values they are handed. The
-// rules, and where Pi and the reference validator disagree, are described
-// in docs/skills.md.
+// Skills reference validator does. Every problem is a Diagnostic naming
+// the file, and where known the line and field; a bad skill never stops
+// the others from loading. Files are read only by Discover and the Check
+// functions (and written only by GenerateSkills, for benchmarks); Parse
+// and Validate work on the bytes they are handed. docs/skills.md gives the
+// rules, and where Pi and the reference validator disagree.
 package skills
 
 import "github.com/skill-lifecycle/skill-lifecycle/internal/conf"

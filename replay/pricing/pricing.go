@@ -1,13 +1,19 @@
 // Package pricing prices a sequence of model requests as a provider with a
-// prefix cache would. Each request is a list of segments (typically one per
-// message, each known by a hash and a length in characters); the part of a
-// request identical to the start of the previous request is read from the
-// cache, the rest is written to it, and the output is output. The cache is
-// cold for the first request, after a gap longer than the cache lifetime
-// and after a model switch. Characters become tokens by a fixed ratio
-// (4 by default, rounded as the end-to-end tests' scripted provider does).
-// Prices are per model, in USD per million tokens, with cache read and
-// write defaulting to multiples of the input price. It does no I/O and is
+// prefix cache would.
+//
+//	m := pricing.NewMeter(pricing.Options{TTL: 5 * time.Minute})
+//	c := m.Price(pricing.Request{Time: t, Model: "m", Segments: pricing.Segments(system, turn)})
+//	// c.CacheReadTokens, c.CacheWriteTokens, c.Total (USD); m.Totals sums them
+//
+// Each request is a list of segments (typically one per message, each
+// known by a hash and a length in characters); the part of a request
+// identical to the start of the previous request is read from the cache,
+// the rest is written to it. The cache is cold for the first request,
+// after a gap longer than the cache lifetime and after a model switch.
+// Characters become tokens by a fixed ratio (4 by default, rounded as the
+// end-to-end tests' scripted provider does). Prices are per model, in USD
+// per million tokens, with cache read and write defaulting to multiples of
+// the input price (ParseTable reads a prices file). It does no I/O and is
 // shared by replay and the live benchmark.
 package pricing
 
