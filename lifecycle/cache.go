@@ -326,51 +326,30 @@ func inUnits(s string, cpu float64) int64 {
 	return int64(math.Ceil(float64(len(s)) / cpu))
 }
 
-// comeback estimates the probability that the agent needs body i again
-// once it is archived (docs/cache-aware.md, "Comebacks"): 0 for a copy
-// superseded by a live newer copy; 1 for a skill that was archived and
-// loaded again before; comebackLikely for a helper, a skill loaded more
-// than once, or a body dropped mid-run in the run that loaded it;
-// comebackBase otherwise, and for a copy of the entry skill that has
-// routed, which is weighed once per task. back caches, per skill, the
-// index of its first copy archived other than as superseded (-1: none).
+// comeback gathers what rules.Comeback weighs for body i, due for
+// archive in user turn turn. back caches, per skill, the index of its
+// first copy archived other than as superseded (-1: none).
 func (e *Engine) comeback(i, turn int, back map[string]int) float64 {
-	cfg := e.cfg.CacheAware
 	b := e.bodies[i]
-	if b.Due != nil && b.Due.Reason.Code == rules.ArchiveSuperseded {
-		return 0
+	f := rules.ComebackFacts{Copies: len(e.bySkill[b.Skill]), Helper: e.HelperOf(b.Skill) != "", SameRun: b.Run == turn}
+	if b.Due != nil {
+		f.Due = b.Due.Reason.Code
 	}
-	if b.Due != nil && b.Due.Reason.Code == rules.ArchiveRouted {
-		// Reading the router again at the start of a later task is its
-		// use, not a return the archive caused (a copy read again in the
-		// run whose copy was weighed is not weighed: Engine.routed).
-		return cfg.ComebackBase
-	}
-	first, ok := back[b.Skill]
-	if !ok {
-		first = -1
-		for _, j := range e.bySkill[b.Skill] {
-			if o := e.bodies[j]; o.Archived && (o.Reason == nil || o.Reason.Code != rules.ArchiveSuperseded) {
-				first = j
-				break
+	if f.Due != rules.ArchiveSuperseded && f.Due != rules.ArchiveRouted {
+		first, ok := back[b.Skill]
+		if !ok {
+			first = -1
+			for _, j := range e.bySkill[b.Skill] {
+				if o := e.bodies[j]; o.Archived && (o.Reason == nil || o.Reason.Code != rules.ArchiveSuperseded) {
+					first = j
+					break
+				}
 			}
+			back[b.Skill] = first
 		}
-		back[b.Skill] = first
+		f.ArchivedBefore = first >= 0 && first < i
 	}
-	if first >= 0 && first < i {
-		return 1
-	}
-	copies := len(e.bySkill[b.Skill])
-	p := cfg.ComebackBase
-	// A body that names this skill is no sign that it will be needed
-	// again: a router lists every skill and a stage points at the stages
-	// around it. A skill used again and again says so with the helper role.
-	likely := copies > 1 || e.HelperOf(b.Skill) != "" ||
-		(b.Due != nil && b.Due.Reason.Code == rules.ArchiveMidRun && b.Run == turn)
-	if likely {
-		p = max(p, cfg.ComebackLikely)
-	}
-	return p
+	return rules.Comeback(e.cfg.CacheAware, f)
 }
 
 // archiveDue archives a due body at this request, with the timing verdict.
