@@ -73,9 +73,9 @@ func BenchmarkUserPrompt(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e.Restore(recs)
+		e.onRestore(recs)
 		b.StartTimer()
-		ds := e.UserPrompt(prompts[i%len(prompts)])
+		ds := e.onPrompt(prompts[i%len(prompts)])
 		for _, d := range ds {
 			if d.Action == ActArchive {
 				archived++
@@ -106,10 +106,10 @@ func BenchmarkSkillLoadMidRun(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e.Restore(recs)
-		e.RunStart()
+		e.onRestore(recs)
+		e.onRunStart()
 		b.StartTimer()
-		e.SkillLoaded(Load{ID: "new", Skill: docs[i%len(docs)].Name, Kind: ByTool})
+		e.onLoad(Load{ID: "new", Skill: docs[i%len(docs)].Name, Kind: ByTool})
 	}
 }
 
@@ -143,9 +143,9 @@ func BenchmarkUserPromptEngineOnly(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e.Restore(recs)
+		e.onRestore(recs)
 		b.StartTimer()
-		e.UserPrompt("please explore the churn data and plot the monthly figures")
+		e.onPrompt("please explore the churn data and plot the monthly figures")
 	}
 }
 
@@ -159,12 +159,12 @@ func BenchmarkBeforeRequestCacheAware(b *testing.B) {
 	cfg.CacheAware.MaxDueShare = 1000
 	cfg.CacheAware.HorizonTurns = 1000
 	e := New(Catalog{}, cfg)
-	e.RunStart()
+	e.onRunStart()
 	var req Request
 	off := int64(30000)
 	for i := 0; i < 200; i++ {
 		id := fmt.Sprintf("b%d", i)
-		e.SkillLoaded(Load{ID: id, Skill: fmt.Sprintf("s%d", i%150), Size: 8000, Kind: ByTool})
+		e.onLoad(Load{ID: id, Skill: fmt.Sprintf("s%d", i%150), Size: 8000, Kind: ByTool})
 		req.Bodies = append(req.Bodies, BodyPosition{ID: id, Offset: off, Size: 8000})
 		off += 8000 + 2000
 	}
@@ -183,7 +183,7 @@ func BenchmarkBeforeRequestCacheAware(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		req.Number = 10
-		if ds := e.BeforeRequest(req); len(ds) != 0 {
+		if ds := e.onRequest(req); len(ds) != 0 {
 			b.Fatalf("unexpected decisions %v", ds)
 		}
 	}

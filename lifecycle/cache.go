@@ -8,13 +8,13 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
-// BeforeRequest is called before each model request, with what the host
+// onRequest is called before each model request, with what the host
 // knows of it. It decides which bodies due for archive are archived from
 // this request on (rules.PlanArchives under cacheAware; all of them at once
 // when cacheAware is off, the relevance-only behaviour); the others stay
 // due, and Deferred says why. The host then replaces the bodies listed by
 // Archived.
-func (e *Engine) BeforeRequest(r Request) []Decision {
+func (e *Engine) onRequest(r Request) []Decision {
 	var ds []Decision
 	if was := e.life; e.learn(r) && e.life != was {
 		// Recorded, so that a restart (a resume, Pi run once per turn)
@@ -398,12 +398,12 @@ func (e *Engine) PlanRequest(r Request) []rules.Timing {
 	return withNote(rules.PlanArchives(c), note)
 }
 
-// SetRequestCount tells the engine how many model requests the session
+// setRequestCount tells the engine how many model requests the session
 // (branch) has made so far, after a Restore: the records only hold the
 // count as of the last decision that noted it. A host that passes
 // Request.Number with every request needs it only for the bodies marked
 // due before the next request.
-func (e *Engine) SetRequestCount(n int) {
+func (e *Engine) setRequestCount(n int) {
 	if n >= 0 {
 		e.requests = n
 	}
@@ -412,7 +412,7 @@ func (e *Engine) SetRequestCount(n int) {
 // RequestCount returns the number of model requests the engine knows of.
 func (e *Engine) RequestCount() int { return e.requests }
 
-// ReviveCopy is for a host that answers a repeated skill load with "already
+// reviveCopy is for a host that answers a repeated skill load with "already
 // loaded" (dedupe): when the identical body of skill (same content hash) is
 // still whole in the context but due for archive, because cache-aware
 // archiving kept it there, loading the skill again shows that the agent
@@ -421,7 +421,7 @@ func (e *Engine) RequestCount() int { return e.requests }
 // of delivering a second copy. A copy superseded by a newer live one, an
 // archived copy, or one without a hash is not revived; ok is false then and
 // nothing changes.
-func (e *Engine) ReviveCopy(skill, hash string) (b Body, ds []Decision, ok bool) {
+func (e *Engine) reviveCopy(skill, hash string) (b Body, ds []Decision, ok bool) {
 	if skill == "" || hash == "" {
 		return Body{}, nil, false
 	}

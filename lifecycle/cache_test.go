@@ -205,7 +205,7 @@ func TestCacheAwareEngine(t *testing.T) {
 func assertRestores(t *testing.T, cat Catalog, c rules.Config, e *Engine, all []Decision) {
 	t.Helper()
 	r := New(cat, c)
-	if probs := r.Restore(roundTrip(t, all)); len(probs) != 0 {
+	if probs := r.onRestore(roundTrip(t, all)); len(probs) != 0 {
 		t.Fatalf("restore problems %v", probs)
 	}
 	if d := cmp.Diff(e.State(), r.State()); d != "" {
@@ -222,8 +222,8 @@ func TestCacheAwareConfigOff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.SetConfig(cacheCfg(false))
-	ds := e.BeforeRequest(Request{})
+	e.setConfig(cacheCfg(false))
+	ds := e.onRequest(Request{})
 	if len(ds) != 1 || line(ds[0]) != "archive a relevance-only" {
 		t.Errorf("decisions %v, want archive a relevance-only", ds)
 	}
@@ -242,7 +242,7 @@ func TestPlanRequestChangesNothing(t *testing.T) {
 	if d := cmp.Diff(before, e.State()); d != "" {
 		t.Fatalf("PlanRequest changed the state:\n%s", d)
 	}
-	ds := e.BeforeRequest(*evReq(8, time.Second, "s", "a").Request)
+	ds := e.onRequest(*evReq(8, time.Second, "s", "a").Request)
 	if len(plan) != 1 || !plan[0].Archive || len(ds) != 1 || ds[0].Timing == nil || ds[0].Timing.Text != plan[0].Text {
 		t.Errorf("plan %v and decisions %v disagree", plan, ds)
 	}
@@ -287,7 +287,7 @@ func TestComebackEstimate(t *testing.T) {
 				cat.InferredEntry = "triage"
 			}
 			e := New(cat, c)
-			if probs := e.Restore(tc.recs); len(probs) != 0 {
+			if probs := e.onRestore(tc.recs); len(probs) != 0 {
 				t.Fatalf("restore: %v", probs)
 			}
 			if name, _ := e.Entry(); tc.entry && name != "triage" {
@@ -325,14 +325,14 @@ func TestReviveCopy(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := New(testCatalog(), rules.Default())
-			if probs := e.Restore(tc.recs); len(probs) != 0 {
+			if probs := e.onRestore(tc.recs); len(probs) != 0 {
 				t.Fatalf("restore: %v", probs)
 			}
-			if b, _, ok := e.ReviveCopy("eda", tc.hash); ok {
+			if b, _, ok := e.reviveCopy("eda", tc.hash); ok {
 				t.Fatalf("revived %q before a request carried it", b.ID)
 			}
 			carried(e)
-			b, ds, ok := e.ReviveCopy("eda", tc.hash)
+			b, ds, ok := e.reviveCopy("eda", tc.hash)
 			if ok != (tc.wantID != "") || b.ID != tc.wantID {
 				t.Fatalf("ReviveCopy = %q, %v; want %q", b.ID, ok, tc.wantID)
 			}
@@ -349,7 +349,7 @@ func TestReviveCopy(t *testing.T) {
 				t.Errorf("the copy is still due")
 			}
 			r := New(testCatalog(), rules.Default())
-			if probs := r.Restore(roundTrip(t, append(tc.recs, ds...))); len(probs) != 0 {
+			if probs := r.onRestore(roundTrip(t, append(tc.recs, ds...))); len(probs) != 0 {
 				t.Fatalf("restore: %v", probs)
 			}
 			if d := cmp.Diff(e.State(), r.State()); d != "" {
@@ -500,7 +500,7 @@ func TestLifetimeSurvivesARestart(t *testing.T) {
 			}
 			// Another restart: the records restore what was learned.
 			e2 := New(testCatalog(), cfg)
-			if probs := e2.Restore(recs); len(probs) > 0 {
+			if probs := e2.onRestore(recs); len(probs) > 0 {
 				t.Fatalf("restore: %v", probs)
 			}
 			_, got, _ := play(t, e2, []Event{evEnd(), evPrompt("deploy the release now"), evStart(), evLoad("s", "ship"), evReq(0, hot, "a", "s"), evReq(0, pause, "a", "s")})
@@ -511,10 +511,10 @@ func TestLifetimeSurvivesARestart(t *testing.T) {
 	}
 	// A record without its payload is a problem, not a crash.
 	e := New(testCatalog(), cfg)
-	if probs := e.Restore([]Record{{V: RecordVersion, Action: ActCacheLifetime}}); len(probs) != 1 || !strings.Contains(probs[0].Message, "cacheLifetime") {
+	if probs := e.onRestore([]Record{{V: RecordVersion, Action: ActCacheLifetime}}); len(probs) != 1 || !strings.Contains(probs[0].Message, "cacheLifetime") {
 		t.Errorf("restore of an empty cache-lifetime record: %v", probs)
 	}
-	if probs := e.Restore([]Record{{V: RecordVersion, Action: ActCacheLifetime, CacheLifetime: &rules.Lifetime{WarmUpTo: -1}}}); len(probs) != 1 || !strings.Contains(probs[0].Message, "negative") {
+	if probs := e.onRestore([]Record{{V: RecordVersion, Action: ActCacheLifetime, CacheLifetime: &rules.Lifetime{WarmUpTo: -1}}}); len(probs) != 1 || !strings.Contains(probs[0].Message, "negative") {
 		t.Errorf("restore of a negative cache-lifetime record: %v", probs)
 	}
 }

@@ -115,7 +115,7 @@ func (e *Engine) visibleLive(c Compaction, skill string) bool {
 	return false
 }
 
-// Compacted records a compaction: every body c summarised away is
+// onCompact records a compaction: every body c summarised away is
 // archived with reason "compacted" (the host has nothing to replace: the
 // body is no longer in the context; a body archived earlier is recorded
 // again with this reason, so that no later pin or "already loaded" counts
@@ -128,7 +128,7 @@ func (e *Engine) visibleLive(c Compaction, skill string) bool {
 // skill had no copy summarised away, or an id already known (the same
 // compaction twice), is ignored. Nothing is judged: the rules decide about
 // the re-attached bodies at the next prompt, as about any other.
-func (e *Engine) Compacted(c Compaction, sent []Reattach) []Decision {
+func (e *Engine) onCompact(c Compaction, sent []Reattach) []Decision {
 	var ds []Decision
 	runOf := map[string]int{}
 	whyOf := map[string]rules.Code{}

@@ -95,10 +95,10 @@ func TestCompaction(t *testing.T) {
 		if plan.Used > int64(tt.budget.BudgetTokens) {
 			t.Errorf("%s: plan uses %d tokens, over %d", tt.name, plan.Used, tt.budget.BudgetTokens)
 		}
-		recs = append(recs, e.Compacted(c, sendPlan(plan))...)
+		recs = append(recs, e.onCompact(c, sendPlan(plan))...)
 
 		restored := New(testCatalog(), cfg(mod))
-		if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+		if probs := restored.onRestore(roundTrip(t, recs)); len(probs) != 0 {
 			t.Fatalf("%s: restore: %v", tt.name, probs)
 		}
 		if d := cmp.Diff(e.State(), restored.State()); d != "" {
@@ -142,7 +142,7 @@ func TestCompaction(t *testing.T) {
 			}
 		}
 		// The same compaction reported twice changes nothing more.
-		if ds := e.Compacted(c, sendPlan(plan)); len(ds) != 0 {
+		if ds := e.onCompact(c, sendPlan(plan)); len(ds) != 0 {
 			t.Errorf("%s: a second Compacted decided %v", tt.name, ds)
 		}
 	}
@@ -152,13 +152,13 @@ func TestCompaction(t *testing.T) {
 // hash of the cut text, and so never "already loaded".
 func TestCompactionCut(t *testing.T) {
 	e := New(testCatalog(), cfg(func(c *rules.Config) { c.MinKeep = 0; c.CacheAware.Enabled = false }))
-	e.SkillLoaded(Load{ID: "big", Skill: "eda", Kind: ByTool, Size: 80000, Hash: "h-eda"})
+	e.onLoad(Load{ID: "big", Skill: "eda", Kind: ByTool, Size: 80000, Hash: "h-eda"})
 	c := Compaction{ID: "c9", Config: rules.DefaultCompaction()}
 	plan := e.PlanCompaction(c)
 	if len(plan.Items) != 1 || plan.Items[0].Outcome != rules.ReattachCut || plan.Items[0].Granted != rules.DefaultReattachPerSkill {
 		t.Fatalf("plan %+v", plan)
 	}
-	ds := e.Compacted(c, sendPlan(plan))
+	ds := e.onCompact(c, sendPlan(plan))
 	if len(ds) != 2 || ds[0].Action != ActArchive || ds[1].Action != ActLoad || ds[1].Kind != ByReattach {
 		t.Fatalf("decisions %+v", ds)
 	}
@@ -166,7 +166,7 @@ func TestCompactionCut(t *testing.T) {
 		t.Error("a cut body counts as the whole body")
 	}
 	// Loading the whole body again delivers it and archives the cut copy.
-	e.SkillLoaded(Load{ID: "again", Skill: "eda", Kind: ByTool, Size: 80000, Hash: "h-eda"})
+	e.onLoad(Load{ID: "again", Skill: "eda", Kind: ByTool, Size: 80000, Hash: "h-eda"})
 	if got := archivedCodes(e)[ReattachID("c9", "eda")]; got != rules.ArchiveSuperseded {
 		t.Errorf("cut copy archived with %q, want superseded", got)
 	}
@@ -191,7 +191,7 @@ func TestCompactionRestoreProperty(t *testing.T) {
 		cat := modelCatalog()
 		cfg := randomConfig(r)
 		live := New(cat, cfg)
-		live.SetRegistry(testRegistry)
+		live.setRegistry(testRegistry)
 		var recs []Record
 		nLoads, nComp := 0, 0
 		for i := 0; i < 40+r.Intn(40); i++ {
@@ -206,7 +206,7 @@ func TestCompactionRestoreProperty(t *testing.T) {
 				}
 				c := Compaction{ID: fmt.Sprintf("c%d", nComp), Visible: vis,
 					Config: rules.Compaction{Reattach: r.Intn(5) != 0, BudgetTokens: r.Intn(3000), PerSkillTokens: r.Intn(1500)}}
-				ds = live.Compacted(c, sendPlan(live.PlanCompaction(c)))
+				ds = live.onCompact(c, sendPlan(live.PlanCompaction(c)))
 				for _, d := range ds {
 					if d.Action == ActLoad {
 						reattached++
@@ -226,8 +226,8 @@ func TestCompactionRestoreProperty(t *testing.T) {
 			}
 			recs = append(recs, ds...)
 			restored := New(cat, cfg)
-			restored.SetRegistry(testRegistry)
-			if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+			restored.setRegistry(testRegistry)
+			if probs := restored.onRestore(roundTrip(t, recs)); len(probs) != 0 {
 				t.Fatalf("seed %d step %d: restore problems %v", seed, i, probs)
 			}
 			if d := cmp.Diff(live.State(), restored.State()); d != "" {

@@ -59,21 +59,21 @@ func TestCopyListsHold(t *testing.T) {
 		cat := modelCatalog()
 		cfg := randomConfig(r)
 		e := New(cat, cfg)
-		e.SetRegistry(testRegistry)
+		e.setRegistry(testRegistry)
 		var recs []Record
 		nLoads, nReq := 0, 0
 		for step := range 40 + r.Intn(60) {
 			where := fmt.Sprintf("seed %d step %d", seed, step)
 			switch k := r.Intn(40); {
 			case k == 0 && len(e.bodies) > 0:
-				recs = append(recs, e.Forget(e.bodies[r.Intn(len(e.bodies))].ID)...)
+				recs = append(recs, e.onForget(e.bodies[r.Intn(len(e.bodies))].ID)...)
 			case k == 1:
 				c := randomConfig(r)
-				e.SetConfig(c)
+				e.setConfig(c)
 			case k == 2:
 				e = New(cat, cfg)
-				e.SetRegistry(testRegistry)
-				e.Restore(roundTrip(t, recs))
+				e.setRegistry(testRegistry)
+				e.onRestore(roundTrip(t, recs))
 			default:
 				ev := randomEvent(r, &nLoads)
 				if ev.Type == EvRequest {

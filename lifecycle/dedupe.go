@@ -47,25 +47,3 @@ func AlreadyLoadedText(skill string, b Body) string {
 	}
 	return fmt.Sprintf("Skill \"%s\" is already loaded: its instructions are above, %s, unchanged since. Follow them; no need to load it again.", skills.ModelText(skill), where)
 }
-
-// AlreadyLoaded answers a skill tool call under the "already loaded"
-// dedupe strategy: when the body the tool would deliver (its hash) is
-// already visible (VisibleCopy), it returns the short text to answer with
-// and ok; the host then sends that text instead of the body and no earlier
-// message changes. A copy still whole in the context but due for archive
-// under cache-aware archiving is taken back first (ReviveCopy: the load
-// shows the agent needs it), with the undue decision in ds to record;
-// otherwise nothing is recorded (the state is unchanged, so a restore stays
-// exact). When ok is false the body must be delivered and recorded with
-// SkillLoaded as usual, which archives an older copy (a changed file gives
-// another hash).
-func (e *Engine) AlreadyLoaded(skill, hash string) (text string, copyOf Body, ds []Decision, ok bool) {
-	b, ok := e.VisibleCopy(skill, hash)
-	if !ok {
-		b, ds, ok = e.ReviveCopy(skill, hash)
-	}
-	if !ok {
-		return "", Body{}, nil, false
-	}
-	return AlreadyLoadedText(skill, b), b, ds, true
-}

@@ -59,10 +59,10 @@ func TestVisibleCopy(t *testing.T) {
 		e := New(testCatalog(), cfg(tt.mod))
 		recs := drive(t, e, tt.steps)
 		for _, l := range tt.then {
-			recs = append(recs, e.SkillLoaded(l)...)
+			recs = append(recs, e.onLoad(l)...)
 		}
 		restored := New(testCatalog(), cfg(tt.mod))
-		if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+		if probs := restored.onRestore(roundTrip(t, recs)); len(probs) != 0 {
 			t.Fatalf("%s: restore: %v", tt.name, probs)
 		}
 		for which, eng := range map[string]*Engine{"live": e, "restored": restored} {
@@ -79,7 +79,7 @@ func TestVisibleCopy(t *testing.T) {
 				if got := map[bool]string{true: b.ID}[ok]; got != a.want {
 					t.Errorf("%s (%s): VisibleCopy(%q, %q) = %q, want %q", tt.name, which, a.skill, a.hash, got, a.want)
 				}
-				text, _, _, ok2 := eng.AlreadyLoaded(a.skill, a.hash)
+				text, _, _, ok2 := alreadyLoaded(eng, a.skill, a.hash)
 				if ok2 != (ok || a.revive) || (ok2 && !strings.Contains(text, `"`+a.skill+`" is already loaded`)) {
 					t.Errorf("%s (%s): AlreadyLoaded(%q) = %q, %v", tt.name, which, a.skill, text, ok2)
 				}
@@ -95,7 +95,7 @@ func TestAlreadyLoadedChangesNothing(t *testing.T) {
 	drive(t, e, runOf(load("t1", "eda"), load("t2", "model")))
 	carried(e)
 	before := e.State()
-	text, b, ds, ok := e.AlreadyLoaded("eda", "h-eda")
+	text, b, ds, ok := alreadyLoaded(e, "eda", "h-eda")
 	if !ok || b.ID != "t1" || len(ds) != 0 || !strings.Contains(text, "earlier in this conversation") {
 		t.Fatalf("AlreadyLoaded = %q, %+v, %v, %v", text, b, ds, ok)
 	}
@@ -115,7 +115,7 @@ func TestAlreadyLoadedRevivesDue(t *testing.T) {
 		t.Fatalf("eda is not due: %+v", b)
 	}
 	carried(e)
-	text, b, ds, ok := e.AlreadyLoaded("eda", "h-eda")
+	text, b, ds, ok := alreadyLoaded(e, "eda", "h-eda")
 	if !ok || b.ID != "t1" || len(ds) != 1 || ds[0].Action != ActUndue || !strings.Contains(text, `"eda" is already loaded`) {
 		t.Fatalf("AlreadyLoaded = %q, %+v, %v, %v", text, b, ds, ok)
 	}
@@ -123,7 +123,7 @@ func TestAlreadyLoadedRevivesDue(t *testing.T) {
 		t.Error("the revived copy is not visible")
 	}
 	restored := New(testCatalog(), cfg(mod))
-	if probs := restored.Restore(roundTrip(t, append(recs, ds...))); len(probs) != 0 {
+	if probs := restored.onRestore(roundTrip(t, append(recs, ds...))); len(probs) != 0 {
 		t.Fatal(probs)
 	}
 	if d := cmp.Diff(e.State(), restored.State()); d != "" {
@@ -148,28 +148,28 @@ func TestAlreadyLoadedOnlyWhatWasSent(t *testing.T) {
 	mod := func(c *rules.Config) { c.MinKeep = 0; c.CacheAware.Enabled = false }
 	e := New(testCatalog(), cfg(mod))
 	recs := drive(t, e, runOf(load("t1", "eda")))
-	if _, _, _, ok := e.AlreadyLoaded("eda", "h-eda"); ok {
+	if _, _, _, ok := alreadyLoaded(e, "eda", "h-eda"); ok {
 		t.Fatal("recorded but never sent: answered already loaded")
 	}
 	// The host's next request does not carry t1 (its result was lost).
-	recs = append(recs, e.BeforeRequest(Request{Listed: []string{}})...)
-	if _, _, _, ok := e.AlreadyLoaded("eda", "h-eda"); ok {
+	recs = append(recs, e.onRequest(Request{Listed: []string{}})...)
+	if _, _, _, ok := alreadyLoaded(e, "eda", "h-eda"); ok {
 		t.Fatal("a request without the body: answered already loaded")
 	}
 	// The request after the retry carries it.
-	recs = append(recs, e.BeforeRequest(Request{Listed: []string{"t1"}})...)
-	if _, _, _, ok := e.AlreadyLoaded("eda", "h-eda"); !ok {
+	recs = append(recs, e.onRequest(Request{Listed: []string{"t1"}})...)
+	if _, _, _, ok := alreadyLoaded(e, "eda", "h-eda"); !ok {
 		t.Fatal("carried by the last request: not already loaded")
 	}
 	restored := New(testCatalog(), cfg(mod))
-	if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+	if probs := restored.onRestore(roundTrip(t, recs)); len(probs) != 0 {
 		t.Fatal(probs)
 	}
-	if _, _, _, ok := restored.AlreadyLoaded("eda", "h-eda"); ok {
+	if _, _, _, ok := alreadyLoaded(restored, "eda", "h-eda"); ok {
 		t.Fatal("restored, before any request: answered already loaded")
 	}
-	restored.BeforeRequest(Request{Listed: []string{"t1"}})
-	if _, _, _, ok := restored.AlreadyLoaded("eda", "h-eda"); !ok {
+	restored.onRequest(Request{Listed: []string{"t1"}})
+	if _, _, _, ok := alreadyLoaded(restored, "eda", "h-eda"); !ok {
 		t.Fatal("restored, carried by the next request: not already loaded")
 	}
 }
@@ -181,17 +181,17 @@ func TestForget(t *testing.T) {
 	mod := func(c *rules.Config) { c.MinKeep = 0; c.CacheAware.Enabled = false; c.Enabled = false }
 	e := New(testCatalog(), cfg(mod))
 	recs := drive(t, e, runOf(load("t1", "eda")))
-	recs = append(recs, e.SkillLoaded(Load{ID: "t2", Skill: "eda", Kind: ByTool, Size: 10, Hash: "h-eda"})...)
-	recs = append(recs, e.ResourceRead(Resource{ID: "r1", Skill: "eda", Path: "references/a.md", Size: 5})...)
+	recs = append(recs, e.onLoad(Load{ID: "t2", Skill: "eda", Kind: ByTool, Size: 10, Hash: "h-eda"})...)
+	recs = append(recs, e.onResource(Resource{ID: "r1", Skill: "eda", Path: "references/a.md", Size: 5})...)
 	if b, _ := e.LiveCopy("eda"); b.ID != "t2" || len(b.Resources) != 1 {
 		t.Fatalf("before: live copy %+v", b)
 	}
-	ds := e.Forget("t2")
+	ds := e.onForget("t2")
 	if len(ds) != 1 || ds[0].Action != ActForget || ds[0].ID != "t2" || ds[0].Skill != "eda" {
 		t.Fatalf("Forget = %+v", ds)
 	}
 	recs = append(recs, ds...)
-	if got := e.Forget("t2"); got != nil {
+	if got := e.onForget("t2"); got != nil {
 		t.Errorf("forgetting twice: %+v", got)
 	}
 	b, _ := e.LiveCopy("eda")
@@ -202,19 +202,34 @@ func TestForget(t *testing.T) {
 		t.Errorf("%d bodies after forget, want 1", n)
 	}
 	// A later load may use the id again.
-	if ds := e.SkillLoaded(Load{ID: "t2", Skill: "model", Kind: ByTool, Size: 10}); len(ds) == 0 {
+	if ds := e.onLoad(Load{ID: "t2", Skill: "model", Kind: ByTool, Size: 10}); len(ds) == 0 {
 		t.Error("the forgotten id cannot be loaded again")
 	} else {
 		recs = append(recs, ds...)
 	}
 	restored := New(testCatalog(), cfg(mod))
-	if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+	if probs := restored.onRestore(roundTrip(t, recs)); len(probs) != 0 {
 		t.Fatal(probs)
 	}
 	if d := cmp.Diff(e.State(), restored.State()); d != "" {
 		t.Errorf("restored state differs (-live +restored):\n%s", d)
 	}
-	if probs := New(testCatalog(), cfg(mod)).Restore([]Record{{V: RecordVersion, Action: ActForget, ID: "nope"}}); len(probs) != 1 {
+	if probs := New(testCatalog(), cfg(mod)).onRestore([]Record{{V: RecordVersion, Action: ActForget, ID: "nope"}}); len(probs) != 1 {
 		t.Errorf("forget of an unknown body: problems %v", probs)
 	}
+}
+
+// alreadyLoaded is the "already loaded" answer a host composes from the
+// engine's query and its revive event: the visible copy, else a due copy
+// taken back.
+func alreadyLoaded(e *Engine, skill, hash string) (text string, copyOf Body, ds []Decision, ok bool) {
+	b, ok := e.VisibleCopy(skill, hash)
+	if !ok {
+		ds, _ = e.Apply(Event{Type: EvRevive, Skill: skill, Hash: hash})
+		if len(ds) == 0 {
+			return "", Body{}, nil, false
+		}
+		b, _ = e.LiveCopy(skill)
+	}
+	return AlreadyLoadedText(skill, b), b, ds, true
 }

@@ -48,6 +48,9 @@ type Engine struct {
 	// next request says).
 	sent map[string]bool
 
+	// problems are the records the last restore could not use.
+	problems []Problem
+
 	// life is what the session learned of the cache lifetime from the
 	// provider's usage; last what the previous request was, to read the
 	// usage reported for it (not restored: learned again).
@@ -281,9 +284,9 @@ func (e *Engine) apply(idx []int, vs []rules.Verdict) []Decision {
 	return ds
 }
 
-// UserPrompt judges the live bodies against a user prompt (rules.JudgePrompt)
+// onPrompt judges the live bodies against a user prompt (rules.JudgePrompt)
 // and archives those that go (with cache-aware archiving: marks them due).
-func (e *Engine) UserPrompt(text string) []Decision {
+func (e *Engine) onPrompt(text string) []Decision {
 	idx, c := e.promptCase(text)
 	out := rules.JudgePrompt(c)
 	ds := e.apply(idx, out.Verdicts)
@@ -309,21 +312,21 @@ func (e *Engine) promptCase(text string) ([]int, rules.PromptCase) {
 	return idx, c
 }
 
-// SkillLoaded records a body arriving. An earlier live copy of the same
+// onLoad records a body arriving. An earlier live copy of the same
 // skill is archived (only the latest copy is kept); during an agent run,
 // with evictOnSkillLoad, the other bodies are judged against the new
 // skill (rules.JudgeLoad). A load whose ID is already known, or without an
 // ID or skill, is ignored.
-func (e *Engine) SkillLoaded(l Load) []Decision {
-	return e.SkillsLoaded([]Load{l})
+func (e *Engine) onLoad(l Load) []Decision {
+	return e.onLoads([]Load{l})
 }
 
-// SkillsLoaded records the bodies that arrived together: the skill tool
+// onLoads records the bodies that arrived together: the skill tool
 // calls of one assistant message, in call order (or one /skill:name). Each
 // is handled as SkillLoaded describes, in order; then the model tiers see
 // the accepted loads as one batch (docs/models.md: the last switch of a
 // message wins, and only that one is handed to the host).
-func (e *Engine) SkillsLoaded(ls []Load) []Decision {
+func (e *Engine) onLoads(ls []Load) []Decision {
 	var ds []Decision
 	var accepted []Load
 	for _, l := range ls {
@@ -445,27 +448,27 @@ func (e *Engine) routed(skill string) []Decision {
 	return e.drop(j, rules.Routed(e.entry, skill))
 }
 
-// RunStart marks the start of an agent run.
-func (e *Engine) RunStart() []Decision {
+// onRunStart marks the start of an agent run.
+func (e *Engine) onRunStart() []Decision {
 	e.run++
 	e.inRun = true
 	ds := []Decision{{V: RecordVersion, Action: ActRun, Run: e.run}}
 	return append(ds, e.modelStep(e.runStep(e.tiers().RunStart))...)
 }
 
-// RunEnd marks the end of the agent run. A model put on for the run only
+// onRunEnd marks the end of the agent run. A model put on for the run only
 // (a run-scoped tier, a helper's switch) is restored (ActModelRestore).
-func (e *Engine) RunEnd() []Decision {
+func (e *Engine) onRunEnd() []Decision {
 	e.inRun = false
 	return e.modelStep(e.runStep(e.tiers().RunEnd))
 }
 
-// Pin pins skill for this session (/skills-pin): its bodies are never
+// onPin pins skill for this session (/skills-pin): its bodies are never
 // archived. When its latest copy is archived, that copy is unarchived,
 // even if an older copy is still live: that one is superseded by it, due
 // for archive, and goes as any superseded copy does (keeping it instead
 // would leave the skill with no live copy once it went).
-func (e *Engine) Pin(skill string) []Decision {
+func (e *Engine) onPin(skill string) []Decision {
 	if skill == "" {
 		return nil
 	}
@@ -496,9 +499,9 @@ func (e *Engine) Pin(skill string) []Decision {
 	return ds
 }
 
-// Unpin removes a pin for this session (/skills-unpin), including one from
+// onUnpin removes a pin for this session (/skills-unpin), including one from
 // the configuration or the entry skill's.
-func (e *Engine) Unpin(skill string) []Decision {
+func (e *Engine) onUnpin(skill string) []Decision {
 	if skill == "" {
 		return nil
 	}
@@ -509,10 +512,10 @@ func (e *Engine) Unpin(skill string) []Decision {
 	return []Decision{{V: RecordVersion, Action: ActUnpin, Skill: skill}}
 }
 
-// SetEnabled switches archiving on or off for this session (/skills-on,
+// onEnable switches archiving on or off for this session (/skills-on,
 // /skills-off). Switching off archives nothing more; bodies already
 // archived stay archived (the model loads them again when it needs them).
-func (e *Engine) SetEnabled(on bool) []Decision {
+func (e *Engine) onEnable(on bool) []Decision {
 	if e.enabled != nil && *e.enabled == on {
 		return nil
 	}
@@ -535,9 +538,9 @@ func (e *Engine) undueAll(r rules.Reason) []Decision {
 	return ds
 }
 
-// SetConfig replaces the configuration (a reload). It decides nothing at
+// setConfig replaces the configuration (a reload). It decides nothing at
 // once; the next events use it.
-func (e *Engine) SetConfig(cfg rules.Config) []Decision {
+func (e *Engine) setConfig(cfg rules.Config) []Decision {
 	e.cfg = cfg.Clone()
 	e.resolveEntry()
 	e.parseModels()
@@ -545,15 +548,15 @@ func (e *Engine) SetConfig(cfg rules.Config) []Decision {
 	return nil
 }
 
-// SetCatalog replaces the installed skills (a re-index). It decides
+// onCatalog replaces the installed skills (a re-index). It decides
 // nothing at once.
-func (e *Engine) SetCatalog(cat Catalog) []Decision {
+func (e *Engine) onCatalog(cat Catalog) []Decision {
 	e.setCatalog(cat)
 	e.resolveEntry()
 	return nil
 }
 
-// Forget drops body id from the engine's state, as if it had never been
+// onForget drops body id from the engine's state, as if it had never been
 // loaded: a load the host announced (a skill tool call, recorded when the
 // tool ran so that what it decides applies from the next request) whose
 // result never reached the context the host sends (the sidecar died or
@@ -562,7 +565,7 @@ func (e *Engine) SetCatalog(cat Catalog) []Decision {
 // decisions the load took (an older copy superseded, a model tier) stay:
 // the model loads the skill again when it needs it. An unknown id is
 // ignored.
-func (e *Engine) Forget(id string) []Decision {
+func (e *Engine) onForget(id string) []Decision {
 	i, ok := e.byID[id]
 	if !ok {
 		return nil
@@ -667,14 +670,22 @@ func cloneBody(b Body) Body {
 	return b
 }
 
-// Restore replaces the engine's state with the one the records describe,
+// onRestore replaces the engine's state with the one the records describe,
 // in order (a resumed, forked or re-navigated session). Records it cannot
 // use are reported and skipped; the rest still apply. A record is named by
 // one problem at most: skipped, or (Problem.Applied) applied as far as
 // this engine understands it, when its version is newer. After a restore
 // no agent run is in progress.
-func (e *Engine) Restore(records []Record) []Problem {
+func (e *Engine) onRestore(records []Record) []Problem {
 	e.reset()
+	probs := e.applyRecords(records)
+	e.mstate.InRun = false
+	return probs
+}
+
+// applyRecords applies records on top of the state, in order, and
+// reports the ones it could not use (as onRestore does).
+func (e *Engine) applyRecords(records []Record) []Problem {
 	var probs []Problem
 	for i, r := range records {
 		msg := e.restoreOne(r)
@@ -689,7 +700,6 @@ func (e *Engine) Restore(records []Record) []Problem {
 				Message: fmt.Sprintf("record version %d is newer than this engine's (%d); applied as far as understood", r.V, RecordVersion)})
 		}
 	}
-	e.mstate.InRun = false
 	e.reindex()
 	return probs
 }

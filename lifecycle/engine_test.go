@@ -379,7 +379,7 @@ func TestRestoreProblems(t *testing.T) {
 		{V: 1, Action: ActArchive, ID: "a", Skill: "eda"},
 	}
 	e := New(testCatalog(), cfg(nil))
-	probs := e.Restore(recs)
+	probs := e.onRestore(recs)
 	var idx []int
 	for _, p := range probs {
 		idx = append(idx, p.Index)
@@ -454,7 +454,7 @@ func TestPreviewAndLiveCopy(t *testing.T) {
 	if b, ok := e.LiveCopy("eda"); !ok || b.ID != "e2" {
 		t.Errorf("LiveCopy(eda) = %+v, %v", b, ok)
 	}
-	e.UserPrompt("explore the data in depth")
+	e.onPrompt("explore the data in depth")
 	if _, ok := e.LiveCopy("ship"); ok {
 		t.Errorf("LiveCopy(ship) found an archived body")
 	}
@@ -473,7 +473,7 @@ func TestNilRanker(t *testing.T) {
 func TestReloadConfigAndCatalog(t *testing.T) {
 	e := New(testCatalog(), cfg(func(c *rules.Config) { c.MinKeep = 0 }))
 	drive(t, e, runOf(load("t1", "triage"), load("s1", "ship")))
-	if ds := e.SetConfig(cfg(func(c *rules.Config) { c.MinKeep = 0; c.Pinned = []string{"ship"} })); len(ds) != 0 {
+	if ds := e.setConfig(cfg(func(c *rules.Config) { c.MinKeep = 0; c.Pinned = []string{"ship"} })); len(ds) != 0 {
 		t.Errorf("SetConfig decided %v", ds)
 	}
 	if e.PinOf("ship") != rules.PinConfig || len(e.Config().Pinned) != 1 {
@@ -481,7 +481,7 @@ func TestReloadConfigAndCatalog(t *testing.T) {
 	}
 	cat := testCatalog()
 	cat.Skills[0].Role = skills.RoleEntry
-	if ds := e.SetCatalog(cat); len(ds) != 0 {
+	if ds := e.onCatalog(cat); len(ds) != 0 {
 		t.Errorf("SetCatalog decided %v", ds)
 	}
 	if name, src := e.Entry(); name != "triage" || src != "declared" {

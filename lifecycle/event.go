@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/skill-lifecycle/skill-lifecycle/models"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
 // EventType names an event in Event.
 type EventType string
 
-// Event types.
+// Event types. Each says which fields of Event it reads.
 const (
 	EvPrompt   EventType = "prompt"    // Text
 	EvLoad     EventType = "load"      // Load
@@ -25,10 +26,24 @@ const (
 	EvModelSelected EventType = "model-selected" // Selection
 	EvModelFailed   EventType = "model-failed"   // ModelRef, Text (the reason)
 	EvModelReset    EventType = "model-reset"    //
+	// EvForget drops a load that never reached the context.
+	EvForget EventType = "forget" // ID
+	// EvRevive takes back the live copy of Skill whose content hash is
+	// Hash, due for archive, because the agent loaded it again.
+	EvRevive EventType = "revive" // Skill, Hash
+	// EvRestore replaces the state by the one Records describe;
+	// EvRecords applies Records on top of the state.
+	EvRestore EventType = "restore" // Records, RequestCount
+	EvRecords EventType = "records" // Records
+	// EvCompact records a compaction and the bodies sent again after it.
+	EvCompact EventType = "compact" // Compaction, Reattached
+	// EvWorld replaces the installed skills, the configuration or the
+	// host's model registry (the fields given).
+	EvWorld EventType = "world" // Catalog, Config, Registry
 )
 
-// Event is one event as data, for hosts that queue or log events (replay,
-// tests). Apply hands it to the matching method.
+// Event is one host event as data. Apply hands it to the engine: it is
+// the engine's one door; the other exported methods are queries.
 type Event struct {
 	Type    EventType `json:"type"`
 	Text    string    `json:"text,omitempty"`
@@ -43,54 +58,113 @@ type Event struct {
 	Selection *models.Selection `json:"selection,omitempty"`
 	// ModelRef is the model a switch to failed (model-failed).
 	ModelRef *models.ModelRef `json:"modelRef,omitempty"`
+	// ID is the load a forget drops.
+	ID string `json:"id,omitempty"`
+	// Hash is the content hash a revive looks for.
+	Hash string `json:"hash,omitempty"`
+	// Records are what a restore rebuilds the state from, oldest first;
+	// RequestCount is the number of model requests made on the branch so
+	// far, when the host knows it (the records only hold it as of the
+	// last decision that noted it).
+	Records      []Record `json:"records,omitempty"`
+	RequestCount *int     `json:"requestCount,omitempty"`
+	// Compaction is the compaction made (compact); Reattached what the
+	// host sent again after it (normally PlanCompaction's kept items, as
+	// read from disk).
+	Compaction *Compaction `json:"compaction,omitempty"`
+	Reattached []Reattach  `json:"reattached,omitempty"`
+	// Catalog, Config and Registry replace the engine's (world); nil
+	// leaves it as it is.
+	Catalog  *Catalog         `json:"-"`
+	Config   *rules.Config    `json:"-"`
+	Registry *models.Registry `json:"-"`
 }
 
-// Apply hands ev to the engine method of its type. An unknown type or a
-// load event without its Load is an error and changes nothing.
+// Apply hands ev to the engine and returns what it decided, in order.
+// An unknown type or an event without the field its type reads is an
+// error and changes nothing. A restore's unusable records are not an
+// error: RestoreProblems names them.
 func (e *Engine) Apply(ev Event) ([]Decision, error) {
+	missing := func(field string) error {
+		return fmt.Errorf("lifecycle: %s event without %s", ev.Type, field)
+	}
 	switch ev.Type {
 	case EvPrompt:
-		return e.UserPrompt(ev.Text), nil
+		return e.onPrompt(ev.Text), nil
 	case EvLoad:
 		if ev.Load == nil {
-			return nil, fmt.Errorf("lifecycle: load event without load")
+			return nil, missing("load")
 		}
-		return e.SkillLoaded(*ev.Load), nil
+		return e.onLoad(*ev.Load), nil
+	case EvLoads:
+		return e.onLoads(ev.Loads), nil
 	case EvResource:
 		if ev.Resource == nil {
-			return nil, fmt.Errorf("lifecycle: resource event without resource")
+			return nil, missing("resource")
 		}
-		return e.ResourceRead(*ev.Resource), nil
+		return e.onResource(*ev.Resource), nil
 	case EvRunStart:
-		return e.RunStart(), nil
+		return e.onRunStart(), nil
 	case EvRunEnd:
-		return e.RunEnd(), nil
+		return e.onRunEnd(), nil
 	case EvPin:
-		return e.Pin(ev.Skill), nil
+		return e.onPin(ev.Skill), nil
 	case EvUnpin:
-		return e.Unpin(ev.Skill), nil
+		return e.onUnpin(ev.Skill), nil
 	case EvEnable:
-		return e.SetEnabled(ev.On), nil
+		return e.onEnable(ev.On), nil
 	case EvRequest:
 		var r Request
 		if ev.Request != nil {
 			r = *ev.Request
 		}
-		return e.BeforeRequest(r), nil
-	case EvLoads:
-		return e.SkillsLoaded(ev.Loads), nil
+		return e.onRequest(r), nil
 	case EvModelSelected:
 		if ev.Selection == nil {
-			return nil, fmt.Errorf("lifecycle: model-selected event without selection")
+			return nil, missing("selection")
 		}
-		return e.ModelSelected(*ev.Selection), nil
+		return e.onModelSelected(*ev.Selection), nil
 	case EvModelFailed:
 		if ev.ModelRef == nil {
-			return nil, fmt.Errorf("lifecycle: model-failed event without modelRef")
+			return nil, missing("modelRef")
 		}
-		return e.ModelSwitchFailed(*ev.ModelRef, ev.Text), nil
+		return e.onModelFailed(*ev.ModelRef, ev.Text), nil
 	case EvModelReset:
-		return e.ModelReset(), nil
+		return e.onModelReset(), nil
+	case EvForget:
+		return e.onForget(ev.ID), nil
+	case EvRevive:
+		_, ds, _ := e.reviveCopy(ev.Skill, ev.Hash)
+		return ds, nil
+	case EvRestore:
+		e.problems = e.onRestore(ev.Records)
+		if ev.RequestCount != nil {
+			e.setRequestCount(*ev.RequestCount)
+		}
+		return nil, nil
+	case EvRecords:
+		e.problems = e.applyRecords(ev.Records)
+		return nil, nil
+	case EvCompact:
+		if ev.Compaction == nil {
+			return nil, missing("compaction")
+		}
+		return e.onCompact(*ev.Compaction, ev.Reattached), nil
+	case EvWorld:
+		if ev.Catalog != nil {
+			e.onCatalog(*ev.Catalog)
+		}
+		if ev.Config != nil {
+			e.setConfig(*ev.Config)
+		}
+		if ev.Registry != nil {
+			e.setRegistry(*ev.Registry)
+		}
+		return nil, nil
 	}
 	return nil, fmt.Errorf("lifecycle: unknown event type %q", ev.Type)
 }
+
+// RestoreProblems names the records the last restore (or records event)
+// could not use, or used only in part.
+func (e *Engine) RestoreProblems() []Problem { return append([]Problem(nil), e.problems...) }

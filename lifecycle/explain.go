@@ -28,7 +28,7 @@ func Explain(cat Catalog, cfg rules.Config, loaded []string, prompt string) Expl
 	decided := map[string]rules.Verdict{}
 	for i, name := range loaded {
 		ids[i] = fmt.Sprintf("loaded-%d", i+1)
-		for _, d := range e.SkillLoaded(Load{ID: ids[i], Skill: name, Kind: ByTool}) {
+		for _, d := range e.onLoad(Load{ID: ids[i], Skill: name, Kind: ByTool}) {
 			if d.Action == ActArchive || d.Action == ActDue {
 				decided[d.ID] = rules.Verdict{ID: d.ID, Skill: d.Skill, Reason: *d.Reason}
 			}

@@ -29,7 +29,7 @@ func TestEngineInvariants(t *testing.T) {
 		cat := modelCatalog()
 		cfg := randomConfig(r)
 		e := New(cat, cfg)
-		e.SetRegistry(testRegistry)
+		e.setRegistry(testRegistry)
 		n := 20 + r.Intn(80)
 		nLoads, nReq := 0, 0
 		for step := range n {

@@ -36,7 +36,7 @@ func (e *Engine) ModelConfig() models.Config { return e.mcfg }
 // no price is known (helpers under allow-downgrade then keep the model). It
 // decides nothing at once and is not recorded: the host sets it again
 // after a restart.
-func (e *Engine) SetRegistry(r models.Registry) { e.reg = r }
+func (e *Engine) setRegistry(r models.Registry) { e.reg = r }
 
 func (e *Engine) tiers() models.Tiers { return models.Tiers{Config: e.mcfg, Registry: e.reg} }
 
@@ -98,24 +98,24 @@ func (e *Engine) modelLoads(ls []Load) []Decision {
 	return e.modelStep(func(s models.State) (models.State, []models.Action) { return e.tiers().Load(s, batch) })
 }
 
-// ModelSelected tells the engine which model the host is on: at session
+// onModelSelected tells the engine which model the host is on: at session
 // start or resume, and on every model change the host reports (Pi's
 // model_select), including the echo of a switch the engine asked for. Any
 // other change is the user's: it cancels a pending restore.
-func (e *Engine) ModelSelected(sel models.Selection) []Decision {
+func (e *Engine) onModelSelected(sel models.Selection) []Decision {
 	return e.modelStep(func(s models.State) (models.State, []models.Action) { return e.tiers().ModelSelected(s, sel) })
 }
 
-// ModelSwitchFailed tells the engine that the host could not switch to m
+// onModelFailed tells the engine that the host could not switch to m
 // (no credentials, or the call failed): the state before that switch comes
 // back, m is not tried again this session, and the failure is reported once.
-func (e *Engine) ModelSwitchFailed(m models.ModelRef, reason string) []Decision {
+func (e *Engine) onModelFailed(m models.ModelRef, reason string) []Decision {
 	return e.modelStep(func(s models.State) (models.State, []models.Action) { return e.tiers().SwitchFailed(s, m, reason) })
 }
 
-// ModelReset puts back the model from before the first switch of the
+// onModelReset puts back the model from before the first switch of the
 // session (/skills-model reset) and cancels any pending restore.
-func (e *Engine) ModelReset() []Decision {
+func (e *Engine) onModelReset() []Decision {
 	return e.modelStep(e.tiers().Reset)
 }
 
@@ -204,18 +204,18 @@ func (e *Engine) ExplainModel(skill string) models.Explanation {
 // the one a session would take.
 func ExplainModel(cat Catalog, cfg rules.Config, reg models.Registry, skill string, current models.Selection, callers []string) (models.Explanation, []rules.Diagnostic) {
 	e := New(cat, cfg)
-	e.SetRegistry(reg)
-	e.ModelSelected(current)
-	e.RunStart()
+	e.setRegistry(reg)
+	e.onModelSelected(current)
+	e.onRunStart()
 	if len(callers) > 0 {
 		ls := make([]Load, len(callers))
 		for i, c := range callers {
 			ls[i] = Load{ID: "caller-" + c, Skill: c, Kind: ByTool}
 		}
-		e.SkillsLoaded(ls)
+		e.onLoads(ls)
 		// The caller's switch is carried out by the host.
 		if cur := e.mstate.Current; cur != nil {
-			e.ModelSelected(*cur)
+			e.onModelSelected(*cur)
 		}
 	}
 	return e.ExplainModel(skill), e.ModelDiagnostics()

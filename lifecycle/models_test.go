@@ -162,7 +162,7 @@ func TestModelTiers(t *testing.T) {
 			if d := e.ModelDiagnostics(); len(d) != 0 {
 				t.Fatalf("diagnostics: %v", d)
 			}
-			e.SetRegistry(tc.reg)
+			e.setRegistry(tc.reg)
 			n := 0
 			var got []string
 			var all []Decision
@@ -193,7 +193,7 @@ func TestModelTiers(t *testing.T) {
 				t.Errorf("current model %v, want %s", cur, tc.current)
 			}
 			restored := New(modelCatalog(), c)
-			if probs := restored.Restore(roundTrip(t, all)); len(probs) != 0 {
+			if probs := restored.onRestore(roundTrip(t, all)); len(probs) != 0 {
 				t.Fatalf("restore problems: %v", probs)
 			}
 			if d := cmp.Diff(e.State(), restored.State()); d != "" {
@@ -232,17 +232,17 @@ func TestModelConfigDiagnostics(t *testing.T) {
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("diagnostics (-want +got):\n%s", d)
 			}
-			e.ModelSelected(sel("user-m", ""))
-			e.RunStart()
+			e.onModelSelected(sel("user-m", ""))
+			e.onRunStart()
 			switched := false
-			for _, d := range e.SkillLoaded(Load{ID: "a", Skill: "plot", Kind: ByTool}) {
+			for _, d := range e.onLoad(Load{ID: "a", Skill: "plot", Kind: ByTool}) {
 				switched = switched || d.Action == ActModel
 			}
 			if switched != tc.active {
 				t.Errorf("switched = %v, want %v", switched, tc.active)
 			}
 			// A reload with another config re-parses the key.
-			e.SetConfig(rules.Default())
+			e.setConfig(rules.Default())
 			if len(e.ModelDiagnostics()) != 0 {
 				t.Errorf("diagnostics survive a reload without models: %v", e.ModelDiagnostics())
 			}

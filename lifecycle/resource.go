@@ -6,14 +6,14 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
-// ResourceRead records a file of a skill's folder (other than its
+// onResource records a file of a skill's folder (other than its
 // SKILL.md) that the model read into the context: with archiveResources,
 // it goes with the latest live copy of the skill's body from now on, and
 // is archived and unarchived with it. A read while no copy of the body is
 // live (the skill not loaded, or archived) is left alone: the model is
 // using the file on its own. A read without an id or skill, or whose id is
 // already known, is ignored.
-func (e *Engine) ResourceRead(r Resource) []Decision {
+func (e *Engine) onResource(r Resource) []Decision {
 	if r.ID == "" || r.Skill == "" || !e.cfg.ArchiveResources {
 		return nil
 	}

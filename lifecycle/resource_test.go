@@ -93,7 +93,7 @@ func TestResourcesGoWithTheirBody(t *testing.T) {
 		all = append(all, d...)
 	}
 	e3 := New(testCatalog(), cfg)
-	if probs := e3.Restore(roundTrip(t, all)); len(probs) > 0 {
+	if probs := e3.onRestore(roundTrip(t, all)); len(probs) > 0 {
 		t.Fatalf("restore problems: %v", probs)
 	}
 	if d := cmp.Diff(e2.State(), e3.State()); d != "" {

@@ -217,7 +217,7 @@ func TestRestoreProperty(t *testing.T) {
 		}
 
 		live := New(cat, cfg)
-		live.SetRegistry(testRegistry)
+		live.setRegistry(testRegistry)
 		var recs []Record
 		forkAt := r.Intn(n)
 		var fork *Engine
@@ -247,8 +247,8 @@ func TestRestoreProperty(t *testing.T) {
 				seen[k]++
 			}
 			restored := New(cat, cfg)
-			restored.SetRegistry(testRegistry)
-			if probs := restored.Restore(roundTrip(t, recs)); len(probs) != 0 {
+			restored.setRegistry(testRegistry)
+			if probs := restored.onRestore(roundTrip(t, recs)); len(probs) != 0 {
 				t.Fatalf("seed %d step %d: restore problems %v", seed, i, probs)
 			}
 			if d := cmp.Diff(live.State(), restored.State()); d != "" {
@@ -264,7 +264,7 @@ func TestRestoreProperty(t *testing.T) {
 			}
 			if fork == nil && i >= forkAt && !live.InRun() {
 				fork = restored
-				fork.SetRequestCount(nReq)
+				fork.setRequestCount(nReq)
 			}
 		}
 		if fork != nil {
@@ -283,7 +283,7 @@ func TestRestoreReplacesState(t *testing.T) {
 	early := New(testCatalog(), cfg(nil))
 	drive(t, early, runOf(load("s1", "ship")))
 	// Restore the first run's records into the engine that saw both runs.
-	e.Restore(recs[:2])
+	e.onRestore(recs[:2])
 	if d := cmp.Diff(early.State(), e.State()); d != "" {
 		t.Errorf("state after re-navigation (-want +got):\n%s", d)
 	}
@@ -307,7 +307,7 @@ func FuzzRestore(f *testing.F) {
 			}
 		}
 		e := New(testCatalog(), rules.Default())
-		e.Restore(recs)
+		e.onRestore(recs)
 		drive(t, e, seq(runOf(load("x1", "eda"), load("x2", "ship")), s(prompt("deploy the release now"), pin("eda"))))
 		arch := e.Archived()
 		for _, b := range e.Bodies() {

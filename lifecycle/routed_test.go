@@ -141,10 +141,10 @@ func TestRoutedEntryAfterRestore(t *testing.T) {
 		recs = append(recs, ds...)
 	}
 	r := New(routedCatalog(), c)
-	if probs := r.Restore(roundTrip(t, recs)); len(probs) != 0 {
+	if probs := r.onRestore(roundTrip(t, recs)); len(probs) != 0 {
 		t.Fatalf("restore problems %v", probs)
 	}
-	r.SetRequestCount(2)
+	r.setRequestCount(2)
 	var got []string
 	// t2 routes to model after a long output (kept), then to plot.
 	for _, ev := range []Event{evPrompt("fit a model"), evStart(), evLoad("t2", "triage"), reqAt(3, 10100, "t", 100, "e", 9100, "t2", 10100),

@@ -150,6 +150,13 @@ type Decision struct {
 	CacheLifetime *rules.Lifetime `json:"cacheLifetime,omitempty"`
 }
 
+// ChangesArchived reports whether d changes what the host replaces
+// (Engine.Archived): an archive, an unarchive, or a forget (of a body
+// that may have been archived).
+func (d Decision) ChangesArchived() bool {
+	return d.Action == ActArchive || d.Action == ActUnarchive || d.Action == ActForget
+}
+
 // ResourceChange is one file archived or unarchived with a body: its id,
 // and for an archive the placeholder that replaces it.
 type ResourceChange struct {

@@ -206,7 +206,7 @@ func (c *call) cmdPin(name string) (CommandResult, *jsonrpc2.Error) {
 		c.s.mu.Unlock()
 		return CommandResult{}, err
 	}
-	ds := c.s.eng.Pin(name)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvPin, Skill: name})
 	c.s.mu.Unlock()
 	c.emit(ds)
 	text := fmt.Sprintf("%s is pinned: its body will not be archived.", skills.TerminalText(name))
@@ -224,7 +224,7 @@ func (c *call) cmdUnpin(name string) (CommandResult, *jsonrpc2.Error) {
 		c.s.mu.Unlock()
 		return CommandResult{}, err
 	}
-	ds := c.s.eng.Unpin(name)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvUnpin, Skill: name})
 	c.s.mu.Unlock()
 	c.emit(ds)
 	return CommandResult{Text: fmt.Sprintf("%s is no longer pinned: its body may be archived when it stops being relevant.", skills.TerminalText(name)), Level: "info"}, nil
@@ -232,7 +232,7 @@ func (c *call) cmdUnpin(name string) (CommandResult, *jsonrpc2.Error) {
 
 func (c *call) cmdSwitch(on bool) (CommandResult, *jsonrpc2.Error) {
 	c.s.mu.Lock()
-	ds := c.s.eng.SetEnabled(on)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvEnable, On: on})
 	c.s.mu.Unlock()
 	c.emit(ds)
 	if on {
@@ -246,8 +246,7 @@ func (c *call) cmdReload(string) (CommandResult, *jsonrpc2.Error) {
 	c.s.mu.Lock()
 	w := loadWorld(c.s.init, c.s.cat.skills)
 	c.s.world = w
-	ds := c.s.eng.SetCatalog(w.cat)
-	ds = append(ds, c.s.eng.SetConfig(w.cfg)...)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.cat, Config: &w.cfg})
 	if c.s.watch != nil {
 		c.s.watch.rebase(c.s.cat.skills)
 	}
@@ -271,7 +270,7 @@ func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
 	case "":
 	case "reset":
 		c.s.mu.Lock()
-		ds := c.s.eng.ModelReset()
+		ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvModelReset})
 		c.s.mu.Unlock()
 		c.emit(ds)
 		for _, d := range ds {

@@ -38,7 +38,7 @@ func (c *call) sessionCompact() (any, *jsonrpc2.Error) {
 		res.Bodies = append(res.Bodies, ReattachRef{ID: lifecycle.ReattachID(p.ID, r.Skill), Skill: r.Skill, Size: r.Chars, Hash: r.Hash, Cut: r.Cut})
 	}
 	before := len(c.s.eng.Archived())
-	ds := c.s.eng.Compacted(cmp, sent)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvCompact, Compaction: &cmp, Reattached: sent})
 	res.Archived = len(c.s.eng.Archived()) - before
 	c.s.mu.Unlock()
 	if len(blocks) > 0 {

@@ -336,7 +336,7 @@ func (c *call) userPrompt() (any, *jsonrpc2.Error) {
 	}
 	c.s.mu.Lock()
 	note := c.reindexLocked(time.Now())
-	ds := c.s.eng.UserPrompt(p.Text)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvPrompt, Text: p.Text})
 	c.s.mu.Unlock()
 	if note != "" {
 		c.tell("info", note)
@@ -360,7 +360,7 @@ func (c *call) reindexLocked(now time.Time) string {
 	}
 	w := loadWorld(c.s.init, c.s.cat.skills)
 	c.s.world.parsed, c.s.world.cat = w.parsed, w.cat
-	c.s.eng.SetCatalog(w.cat)
+	c.s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.cat})
 	return changeMessage(describeChanges(ch, c.s.cat.skills))
 }
 
@@ -396,21 +396,21 @@ func (c *call) beforeRequest() (any, *jsonrpc2.Error) {
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.s.pending)) {
 		if !carried[id] {
-			ds = append(ds, c.s.eng.Forget(id)...)
+			ds = append(ds, c.s.apply(lifecycle.Event{Type: lifecycle.EvForget, ID: id})...)
 		}
 	}
 	c.s.pending = nil
 	for _, l := range p.Loads {
 		if l.Kind == kindResource {
-			ds = append(ds, c.s.eng.ResourceRead(lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size})...)
+			ds = append(ds, c.s.apply(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size}})...)
 			continue
 		}
-		ds = append(ds, c.s.eng.SkillLoaded(lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash})...)
+		ds = append(ds, c.s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash}})...)
 	}
 	r := requestOf(p, c.s.eng.Archived())
 	r.Listed = listed
 	r.Cache = modelCache(c.s.init.Models, c.s.init.CurrentModel, c.s.init.CacheRetention)
-	ds = append(ds, c.s.eng.BeforeRequest(r)...)
+	ds = append(ds, c.s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})...)
 	archived := c.s.eng.Archived()
 	c.s.mu.Unlock()
 	c.emit(ds)
@@ -441,10 +441,8 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 		orig = append(orig, i)
 	}
 	c.s.mu.Lock()
-	probsFromEngine := c.s.eng.Restore(recs)
-	if p.RequestCount != nil {
-		c.s.eng.SetRequestCount(*p.RequestCount)
-	}
+	c.s.apply(lifecycle.Event{Type: lifecycle.EvRestore, Records: recs, RequestCount: p.RequestCount})
+	probsFromEngine := c.s.eng.RestoreProblems()
 	for _, pr := range probsFromEngine {
 		if pr.Index >= 0 && pr.Index < len(orig) {
 			pr.Index = orig[pr.Index]
@@ -474,7 +472,7 @@ func (c *call) sessionRestore() (any, *jsonrpc2.Error) {
 	// which one is in use now.
 	var ds []lifecycle.Decision
 	if sel, ok := selection(c.s.init.CurrentModel, c.s.init.ThinkingLevel); ok {
-		ds = hostModelDecisions(c.s.eng.ModelSelected(sel))
+		ds = hostModelDecisions(c.s.apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel}))
 	}
 	c.s.mu.Unlock()
 	c.emit(ds)
@@ -591,7 +589,7 @@ func msDuration(ms int64) time.Duration {
 
 func (c *call) runStart() (any, *jsonrpc2.Error) {
 	c.s.mu.Lock()
-	ds := c.s.eng.RunStart()
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvRunStart})
 	c.s.mu.Unlock()
 	c.emit(ds)
 	return struct{}{}, nil
@@ -599,7 +597,7 @@ func (c *call) runStart() (any, *jsonrpc2.Error) {
 
 func (c *call) runEnd() (any, *jsonrpc2.Error) {
 	c.s.mu.Lock()
-	ds := c.s.eng.RunEnd()
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvRunEnd})
 	c.s.mu.Unlock()
 	c.emit(ds)
 	return struct{}{}, nil
@@ -617,7 +615,7 @@ func (c *call) modelChanged() (any, *jsonrpc2.Error) {
 	c.s.init.CurrentModel = &ModelRef{Provider: p.Model.Provider, ID: p.Model.ID}
 	c.s.init.ThinkingLevel = p.ThinkingLevel
 	sel, _ := selection(c.s.init.CurrentModel, p.ThinkingLevel)
-	ds := c.s.eng.ModelSelected(sel)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel})
 	c.s.mu.Unlock()
 	c.emit(ds)
 	return struct{}{}, nil
@@ -632,7 +630,7 @@ func (c *call) modelSwitchFailed() (any, *jsonrpc2.Error) {
 		return nil, required(c.method, "provider and id")
 	}
 	c.s.mu.Lock()
-	ds := c.s.eng.ModelSwitchFailed(models.ModelRef{Provider: p.Provider, ID: p.ID}, p.Reason)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvModelFailed, ModelRef: &models.ModelRef{Provider: p.Provider, ID: p.ID}, Text: p.Reason})
 	c.s.mu.Unlock()
 	c.emit(ds)
 	return struct{}{}, nil

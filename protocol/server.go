@@ -272,11 +272,12 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 	c.s.cat = newCatalog(p.Skills)
 	c.s.world = loadWorld(p, c.s.cat.skills)
 	c.s.eng = lifecycle.New(c.s.world.cat, c.s.world.cfg)
-	c.s.eng.SetRegistry(registryOf(p.Models))
+	reg := registryOf(p.Models)
+	c.s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Registry: &reg})
 	c.s.watch = newSkillWatch(p, c.s.cat.skills)
 	var ds []lifecycle.Decision
 	if sel, ok := selection(p.CurrentModel, p.ThinkingLevel); ok {
-		ds = hostModelDecisions(c.s.eng.ModelSelected(sel))
+		ds = hostModelDecisions(c.s.apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel}))
 	}
 	diags := append(append([]string{}, c.s.cat.diags...), c.s.world.diags...)
 	for _, d := range c.s.eng.ModelDiagnostics() {
@@ -313,7 +314,7 @@ func (c *call) skillsUpdate() (any, *jsonrpc2.Error) {
 	cat := c.s.cat
 	w := loadWorld(c.s.init, cat.skills)
 	c.s.world.parsed, c.s.world.cat = w.parsed, w.cat
-	ds := c.s.eng.SetCatalog(w.cat)
+	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.cat})
 	if c.s.watch != nil {
 		c.s.watch.rebase(cat.skills)
 	}
@@ -353,7 +354,7 @@ func (c *call) skillLoad() (any, *jsonrpc2.Error) {
 		var ds []lifecycle.Decision
 		ok := false
 		if c.s.world.cfg.Dedupe == rules.DedupeAlreadyLoaded {
-			text, _, ds, ok = c.s.eng.AlreadyLoaded(res.Name, res.Hash)
+			text, ds, ok = c.s.alreadyLoaded(res.Name, res.Hash)
 		}
 		c.s.mu.Unlock()
 		if ok {
@@ -369,7 +370,7 @@ func (c *call) skillLoad() (any, *jsonrpc2.Error) {
 		// It stays pending until a request carries it: one that does not
 		// (the result was lost on its way to the host) forgets it.
 		c.s.mu.Lock()
-		ds := c.s.eng.SkillLoaded(lifecycle.Load{ID: p.CallID, Skill: res.Name, Size: int64(len(res.Text)), Kind: lifecycle.ByTool, Hash: res.Hash})
+		ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: p.CallID, Skill: res.Name, Size: int64(len(res.Text)), Kind: lifecycle.ByTool, Hash: res.Hash}})
 		for _, d := range ds {
 			if d.Action == lifecycle.ActLoad && d.ID == p.CallID {
 				if c.s.pending == nil {
@@ -416,4 +417,28 @@ func hostModelDecisions(ds []lifecycle.Decision) []lifecycle.Decision {
 		}
 	}
 	return out
+}
+
+// apply hands ev to the engine, the engine's one door.
+func (s *Server) apply(ev lifecycle.Event) []lifecycle.Decision {
+	ds, err := s.eng.Apply(ev)
+	if err != nil && s.opts.Log != nil {
+		s.opts.Log.Print(err)
+	}
+	return ds
+}
+
+// alreadyLoaded answers a skill tool call under the "already loaded"
+// dedupe: the identical body (hash) is visible now, or still whole in the
+// context but due for archive and taken back (with the undue decision in
+// ds to record).
+func (s *Server) alreadyLoaded(skill, hash string) (text string, ds []lifecycle.Decision, ok bool) {
+	b, ok := s.eng.VisibleCopy(skill, hash)
+	if !ok {
+		if ds = s.apply(lifecycle.Event{Type: lifecycle.EvRevive, Skill: skill, Hash: hash}); len(ds) == 0 {
+			return "", nil, false
+		}
+		b, _ = s.eng.LiveCopy(skill)
+	}
+	return lifecycle.AlreadyLoadedText(skill, b), ds, true
 }

@@ -57,10 +57,15 @@ func (s *DedupeStrategy) dedupe(l lifecycle.Load) bool {
 	if _, known := s.notes[l.ID]; known {
 		return true
 	}
-	text, _, ds, ok := s.Engine.AlreadyLoaded(l.Skill, l.Hash)
+	b, ok := s.Engine.VisibleCopy(l.Skill, l.Hash)
+	var ds []lifecycle.Decision
 	if !ok {
-		return false
+		if ds, _ = s.Engine.Apply(lifecycle.Event{Type: lifecycle.EvRevive, Skill: l.Skill, Hash: l.Hash}); len(ds) == 0 {
+			return false
+		}
+		b, _ = s.Engine.LiveCopy(l.Skill)
 	}
+	text := lifecycle.AlreadyLoadedText(l.Skill, b)
 	if len(ds) > 0 {
 		s.EngineStrategy.dirty = true // a due copy taken back
 	}

@@ -80,9 +80,7 @@ func (s *EngineStrategy) Observe(ev lifecycle.Event) {
 		s.log(ds)
 	}
 	for _, d := range ds {
-		switch d.Action {
-		case lifecycle.ActLoad, lifecycle.ActResource, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActCacheLifetime:
-		default:
+		if d.ChangesArchived() {
 			s.dirty = true
 		}
 	}
@@ -307,5 +305,5 @@ func decodeRecord(data string) (lifecycle.Decision, bool) {
 	if json.Unmarshal([]byte(data), &d) != nil || d.ID == "" {
 		return d, false
 	}
-	return d, d.Action == lifecycle.ActArchive || d.Action == lifecycle.ActUnarchive
+	return d, d.ChangesArchived()
 }
