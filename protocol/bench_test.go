@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"github.com/skill-lifecycle/skill-lifecycle/guard"
 	"os"
 	"path/filepath"
 	"sort"
@@ -100,9 +101,8 @@ func BenchmarkToolCallRead(b *testing.B) {
 		{"skill-md-read-on", `{"path":"` + list[7].Path + `","offset":40}`, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			p := ToolCallParams{ToolName: "read", Input: []byte(bc.input)}
 			for b.Loop() {
-				if r := cat.checkToolCall(p, project); r.Block != bc.block {
+				if r := guard.Check("read", []byte(bc.input), project, cat.guardSkill); r.Block != bc.block {
 					b.Fatalf("block = %v, want %v", r.Block, bc.block)
 				}
 			}

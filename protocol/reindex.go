@@ -40,7 +40,7 @@ func watchRoots(p InitializeParams) []skills.Root {
 	home, _ := os.UserHomeDir()
 	var out []skills.Root
 	for _, r := range skills.Roots(skills.Options{Home: home, AgentDir: p.AgentDir, Cwd: p.Cwd}) {
-		if p.Trusted != nil && !*p.Trusted && p.Cwd != "" && within(filepath.Clean(p.Cwd), r.Path) && r.Source != skills.SourceUser {
+		if p.Trusted != nil && !*p.Trusted && p.Cwd != "" && skills.Within(filepath.Clean(p.Cwd), r.Path) && r.Source != skills.SourceUser {
 			continue
 		}
 		out = append(out, r)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skill-lifecycle/skill-lifecycle/guard"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
@@ -400,7 +401,11 @@ func (c *call) toolCall() (any, *jsonrpc2.Error) {
 	if !block {
 		return ToolCallResult{}, nil
 	}
-	return c.catalog().checkToolCall(p, cwd), nil
+	if p.Cwd != "" {
+		cwd = p.Cwd
+	}
+	v := guard.Check(p.ToolName, p.Input, cwd, c.catalog().guardSkill)
+	return ToolCallResult{Block: v.Block, Reason: v.Reason, Skill: v.Skill}, nil
 }
 
 // hostModelDecisions drops the model-state record from the decisions the

@@ -3,14 +3,12 @@ package protocol
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
+	"github.com/skill-lifecycle/skill-lifecycle/guard"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -102,54 +100,15 @@ func (c *catalog) skillFile(p string) (HostSkill, bool) {
 	return s, !s.DisableModelInvocation
 }
 
-// errOutside is returned when a skill's file resolves outside its folder.
-var errOutside = errors.New("resolves outside the skill's folder")
-
-// readSkill reads and parses a skill's file. It refuses a file that, once
-// symlinks are resolved, lies outside the skill's (resolved) folder, and a
-// file too large to be a skill.
-func readSkill(s HostSkill) (parsed *skills.Skill, baseDir string, err error) {
-	dir := filepath.Dir(s.Path)
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil, "", err
-	}
-	realFile, err := filepath.EvalSymlinks(s.Path)
-	if err != nil {
-		return nil, "", err
-	}
-	if !within(realDir, realFile) {
-		return nil, "", fmt.Errorf("%s %w (%s)", s.Path, errOutside, realFile)
-	}
-	f, err := regfile.Open(realFile)
-	if err != nil {
-		return nil, "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, skills.MaxFileSize+1))
-	if err != nil {
-		return nil, "", err
-	}
-	if len(data) > skills.MaxFileSize {
-		return nil, "", fmt.Errorf("%s is over the %d-byte limit for a skill file", s.Path, skills.MaxFileSize)
-	}
-	p, diags := skills.Parse(s.Path, data)
-	for _, d := range diags {
-		if d.Severity == skills.Error {
-			return nil, "", fmt.Errorf("%s: %s", s.Path, d.Message)
-		}
-	}
-	return p, realDir, nil
+// guardSkill is the guard's lookup (guard.Lookup): which visible skill's
+// SKILL.md p is.
+func (c *catalog) guardSkill(p string) (guard.Skill, bool) {
+	s, ok := c.skillFile(p)
+	return guard.Skill{Name: s.Name, Path: s.Path}, ok
 }
 
-// within reports whether path lies in dir (both absolute and cleaned).
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	if err != nil {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+// readSkill reads a skill's file on its behalf (skills.ReadSkill).
+func readSkill(s HostSkill) (*skills.Skill, string, error) { return skills.ReadSkill(s.Path) }
 
 // topLevelFiles lists a folder's entries as the skill tool names them
 // (skills.TopLevelFiles).

@@ -1,4 +1,4 @@
-package protocol
+package guard
 
 import (
 	"encoding/json"
@@ -45,7 +45,7 @@ func FuzzToolCallRead(f *testing.F) {
 	if err := os.WriteFile(skill, []byte("---\nname: s\ndescription: d\n---\n\n# S\n\nbody\n"), 0o644); err != nil {
 		f.Fatal(err)
 	}
-	cat := newCatalog([]HostSkill{{Name: "s", Description: "d", Path: skill}})
+	lookup := func(p string) (Skill, bool) { return Skill{Name: "s", Path: skill}, p == skill }
 	for _, s := range []string{skill, "file://" + skill, "s/SKILL.md", "@~/x", "file://C|/../%2e%2E\\x?#", "s\u00a0/SKILL.md"} {
 		f.Add(s, 1.5, -1.0, true, false)
 	}
@@ -61,12 +61,11 @@ func FuzzToolCallRead(f *testing.F) {
 		if err != nil {
 			return // NaN or Inf: not JSON
 		}
-		p := ToolCallParams{ToolName: "read", Input: raw}
-		if a, b := cat.checkToolCall(p, dir), cat.checkToolCall(p, dir); a != b {
+		if a, b := Check("read", raw, dir, lookup), Check("read", raw, dir, lookup); a != b {
 			t.Fatalf("%s: %+v then %+v", raw, a, b)
 		}
 		plain, _ := json.Marshal(map[string]any{"path": skill})
-		if r := cat.checkToolCall(ToolCallParams{ToolName: "read", Input: plain}, dir); !r.Block {
+		if r := Check("read", plain, dir, lookup); !r.Block {
 			t.Fatal("a plain read of the SKILL.md is not blocked")
 		}
 	})

@@ -1,4 +1,9 @@
-package protocol
+// Package guard decides whether a host tool call would read a skill's
+// SKILL.md that the skill tool should serve instead: a read that returns
+// the whole file (path and range resolved as Pi's read tool resolves
+// them), or a bash command made only of commands that print files. It
+// reads a SKILL.md only to count its lines, through package skills.
+package guard
 
 import (
 	"encoding/json"
@@ -10,27 +15,42 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
-// checkToolCall decides whether a host tool call reads a skill's SKILL.md
-// in a way the skill tool should serve instead: a `read` that returns the
-// whole file (the path and the range resolved as Pi's read tool resolves
-// them, readpath.go), or a bash command made only of commands that print
-// files (cat, head, tail, less, more, sed -n, nl, bat), with cd between
-// them, at least one of which prints a SKILL.md. A ranged read that leaves
-// out some of the file's text is served, so that a body cut to fit a
-// budget can be read on; other files of a skill folder are never blocked.
-func (c *catalog) checkToolCall(p ToolCallParams, sessionCwd string) ToolCallResult {
-	cwd := p.Cwd
-	if cwd == "" {
-		cwd = sessionCwd
-	}
-	switch p.ToolName {
+// Skill is a model-visible skill whose SKILL.md the guard protects.
+type Skill struct {
+	Name string
+	Path string // its SKILL.md, as the host gave it
+}
+
+// Lookup says which model-visible skill's SKILL.md the absolute path p
+// is, comparing p as given and with links resolved (a path that is not
+// clean is resolved as the kernel resolves it).
+type Lookup func(p string) (Skill, bool)
+
+// Verdict is the guard's answer: Block, with the Reason the model sees
+// instead of the tool's output and the Skill whose file it would read.
+type Verdict struct {
+	Block  bool   `json:"block"`
+	Reason string `json:"reason,omitempty"`
+	Skill  string `json:"skill,omitempty"`
+}
+
+// Check decides a call of tool with input (its arguments as the host
+// received them), relative paths taken from cwd: a `read` that returns
+// the whole of a skill's SKILL.md (readpath.go), or a bash command made
+// only of commands that print files (cat, head, tail, less, more, sed -n,
+// nl, bat), with cd between them, at least one of which prints a SKILL.md.
+// A ranged read that leaves out some of the file's text is served, so
+// that a body cut to fit a budget can be read on; other files of a skill
+// folder are never blocked.
+func Check(tool string, input json.RawMessage, cwd string, skillFile Lookup) Verdict {
+	switch tool {
 	case "read":
-		in, ok := parseReadArgs(p.Input)
+		in, ok := parseReadArgs(input)
 		if !ok {
-			return ToolCallResult{}
+			return Verdict{}
 		}
 		for _, file := range readTargets(in.path, cwd) {
-			if s, ok := c.skillFile(file); ok && readsWhole(file, in.offset, in.limit) {
+			if s, ok := skillFile(file); ok && readsWhole(file, in.offset, in.limit) {
 				return blockFor(s, "read")
 			}
 		}
@@ -38,22 +58,23 @@ func (c *catalog) checkToolCall(p ToolCallParams, sessionCwd string) ToolCallRes
 		var in struct {
 			Command string `json:"command"`
 		}
-		if json.Unmarshal(p.Input, &in) != nil || in.Command == "" {
-			return ToolCallResult{}
+		if json.Unmarshal(input, &in) != nil || in.Command == "" {
+			return Verdict{}
 		}
-		if s, ok := c.printsSkillFile(in.Command, cwd); ok {
+		if s, ok := printsSkillFile(in.Command, cwd, skillFile); ok {
 			return blockFor(s, "bash")
 		}
 	}
-	return ToolCallResult{}
+	return Verdict{}
 }
 
-func blockFor(s HostSkill, tool string) ToolCallResult {
-	return ToolCallResult{
+func blockFor(s Skill, tool string) Verdict {
+	quoted := `"` + skills.ModelText(s.Name) + `"`
+	return Verdict{
 		Block: true,
 		Skill: s.Name,
 		Reason: fmt.Sprintf("Blocked: %s is the SKILL.md of the skill %s. Load skills with the skill tool instead: call skill with name %s. "+
-			"The skill's other files (references, scripts, assets) can be read with %s as usual.", skills.ModelText(s.Path), quoted(s.Name), quoted(s.Name), tool),
+			"The skill's other files (references, scripts, assets) can be read with %s as usual.", skills.ModelText(s.Path), quoted, quoted, tool),
 	}
 }
 
@@ -90,13 +111,13 @@ var printers = map[string]map[string]bool{
 // printsSkillFile reports whether a bash command only prints files and
 // prints at least one skill's SKILL.md. Anything it does not understand
 // (pipes, redirections, substitutions, other commands) makes it answer no.
-func (c *catalog) printsSkillFile(command, cwd string) (HostSkill, bool) {
-	var found HostSkill
+func printsSkillFile(command, cwd string, skillFile Lookup) (Skill, bool) {
+	var found Skill
 	any := false
 	for _, part := range splitCommands(command) {
 		words, ok := shellWords(part)
 		if !ok {
-			return HostSkill{}, false
+			return Skill{}, false
 		}
 		if len(words) == 0 {
 			continue
@@ -104,7 +125,7 @@ func (c *catalog) printsSkillFile(command, cwd string) (HostSkill, bool) {
 		switch name := filepath.Base(words[0]); {
 		case name == "cd":
 			if len(words) > 2 {
-				return HostSkill{}, false
+				return Skill{}, false
 			}
 			if len(words) == 2 {
 				cwd = resolveHostPath(words[1], cwd)
@@ -112,10 +133,10 @@ func (c *catalog) printsSkillFile(command, cwd string) (HostSkill, bool) {
 		case printers[name] != nil:
 			files, ok := printedFiles(name, words[1:])
 			if !ok {
-				return HostSkill{}, false
+				return Skill{}, false
 			}
 			for _, f := range files {
-				if s, ok := c.skillFile(resolveHostPath(f, cwd)); ok {
+				if s, ok := skillFile(resolveHostPath(f, cwd)); ok {
 					if !any {
 						found = s
 					}
@@ -123,7 +144,7 @@ func (c *catalog) printsSkillFile(command, cwd string) (HostSkill, bool) {
 				}
 			}
 		default:
-			return HostSkill{}, false
+			return Skill{}, false
 		}
 	}
 	return found, any

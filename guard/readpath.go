@@ -1,17 +1,15 @@
-package protocol
+package guard
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -329,8 +327,8 @@ func readsWhole(file string, offset, limit *float64) bool {
 	if limit == nil && start < 1 {
 		return true
 	}
-	data, ok := readRegular(file, skills.MaxFileSize)
-	if !ok {
+	data, err := skills.ReadFile(file)
+	if err != nil {
 		return false
 	}
 	// The lines as text.split("\n") makes them: n of them, the first and
@@ -374,34 +372,4 @@ func sliceIndex(x float64, n int) int {
 		return n
 	}
 	return int(x)
-}
-
-// readRegular reads a regular file of at most max bytes without blocking
-// on a special file; ok is false for anything else.
-func readRegular(path string, max int64) ([]byte, bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > max {
-		return nil, false
-	}
-	// Sized for the file as it is now, and one byte more to see it grow.
-	data := make([]byte, 0, st.Size()+1)
-	for int64(len(data)) <= max {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		k, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+k]
-		if err == io.EOF {
-			return data, true
-		}
-		if err != nil {
-			return nil, false
-		}
-	}
-	return nil, false
 }

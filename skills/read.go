@@ -1,0 +1,56 @@
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutside is the error of ReadSkill for a skill file that, links
+// resolved, lies outside its skill's folder.
+var ErrOutside = errors.New("resolves outside the skill's folder")
+
+// ReadSkill reads and parses the skill file at path on the skill's behalf,
+// as the skill tool delivers it: the one place that reads a skill's file
+// for the model. It refuses a file that, links resolved, lies outside the
+// skill's folder (the folder of path, links resolved), anything but a
+// regular file, a file over MaxFileSize and a file whose frontmatter has
+// an error. baseDir is the skill's folder, links resolved.
+func ReadSkill(path string) (s *Skill, baseDir string, err error) {
+	realDir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return nil, "", err
+	}
+	realFile, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !Within(realDir, realFile) {
+		return nil, "", fmt.Errorf("%s %w (%s)", path, ErrOutside, realFile)
+	}
+	data, err := readLimited(realFile, MaxFileSize)
+	if errors.Is(err, errTooLarge) {
+		return nil, "", fmt.Errorf("%s is over the %d-byte limit for a skill file", path, MaxFileSize)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	p, diags := Parse(path, data)
+	for _, d := range diags {
+		if d.Severity == Error {
+			return nil, "", fmt.Errorf("%s: %s", path, d.Message)
+		}
+	}
+	return p, realDir, nil
+}
+
+// Within reports whether path lies in dir or is dir (both absolute and
+// clean).
+func Within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
