@@ -50,7 +50,7 @@ export interface ServerNotifications {
 	"host/setModel": SetModelParams;
 }
 
-// protocol.InitializeParams
+// host.InitializeParams
 export interface InitializeParams {
 	protocolVersion: number;
 	host: HostInfo;
@@ -64,13 +64,13 @@ export interface InitializeParams {
 	cacheRetention?: string;
 }
 
-// protocol.HostInfo
+// host.HostInfo
 export interface HostInfo {
 	name: string;
 	version?: string;
 }
 
-// protocol.HostSkill
+// host.HostSkill
 export interface HostSkill {
 	name: string;
 	description: string;
@@ -78,7 +78,7 @@ export interface HostSkill {
 	disableModelInvocation?: boolean;
 }
 
-// protocol.HostModel
+// host.HostModel
 export interface HostModel {
 	provider: string;
 	id: string;
@@ -94,19 +94,19 @@ export interface HostModel {
 	hasAuth?: boolean;
 }
 
-// protocol.PromptCache
+// host.PromptCache
 export interface PromptCache {
 	short?: number;
 	long?: number;
 }
 
-// protocol.ModelRef
+// host.ModelRef
 export interface ModelRef {
 	provider: string;
 	id: string;
 }
 
-// protocol.InitializeResult
+// host.InitializeResult
 export interface InitializeResult {
 	protocolVersion: number;
 	serverVersion: string;
@@ -116,7 +116,7 @@ export interface InitializeResult {
 	diagnostics?: string[];
 }
 
-// protocol.ToolSpec
+// host.ToolSpec
 export interface ToolSpec {
 	name: string;
 	label: string;
@@ -125,30 +125,30 @@ export interface ToolSpec {
 	parameters: unknown;
 }
 
-// protocol.CommandSpec
+// host.CommandSpec
 export interface CommandSpec {
 	name: string;
 	description: string;
 }
 
-// protocol.SkillsUpdateParams
+// host.SkillsUpdateParams
 export interface SkillsUpdateParams {
 	skills: HostSkill[];
 }
 
-// protocol.SkillsUpdateResult
+// host.SkillsUpdateResult
 export interface SkillsUpdateResult {
 	systemPromptSection: string;
 	diagnostics?: string[];
 }
 
-// protocol.SkillLoadParams
+// host.SkillLoadParams
 export interface SkillLoadParams {
 	name: string;
 	callId?: string;
 }
 
-// protocol.SkillLoadResult
+// host.SkillLoadResult
 export interface SkillLoadResult {
 	found: boolean;
 	name?: string;
@@ -159,7 +159,7 @@ export interface SkillLoadResult {
 	alreadyLoaded?: boolean;
 }
 
-// protocol.ToolCallParams
+// host.ToolCallParams
 export interface ToolCallParams {
 	toolName: string;
 	callId?: string;
@@ -167,19 +167,19 @@ export interface ToolCallParams {
 	cwd?: string;
 }
 
-// protocol.ToolCallResult
+// host.ToolCallResult
 export interface ToolCallResult {
 	block: boolean;
 	reason?: string;
 	skill?: string;
 }
 
-// protocol.UserPromptParams
+// host.UserPromptParams
 export interface UserPromptParams {
 	text: string;
 }
 
-// protocol.BeforeRequestParams
+// host.BeforeRequestParams
 export interface BeforeRequestParams {
 	loads: LoadRef[];
 	sincePreviousMs?: number;
@@ -194,7 +194,7 @@ export interface BeforeRequestParams {
 	previousSize?: number;
 }
 
-// protocol.LoadRef
+// host.LoadRef
 export interface LoadRef {
 	id: string;
 	skill: string;
@@ -208,31 +208,31 @@ export interface LoadRef {
 // lifecycle.LoadKind
 export type LoadKind = "command" | "read" | "reattach" | "resource" | "tool";
 
-// protocol.UsageParams
+// host.UsageParams
 export interface UsageParams {
 	input: number;
 	cacheRead: number;
 	cacheWrite: number;
 }
 
-// protocol.BeforeRequestResult
+// host.BeforeRequestResult
 export interface BeforeRequestResult {
 	archive: Replacement[] | null;
 }
 
-// protocol.Replacement
+// host.Replacement
 export interface Replacement {
 	id: string;
 	placeholder: string;
 }
 
-// protocol.SessionRestoreParams
+// host.SessionRestoreParams
 export interface SessionRestoreParams {
 	records: unknown[];
 	requestCount?: number;
 }
 
-// protocol.SessionRestoreResult
+// host.SessionRestoreResult
 export interface SessionRestoreResult {
 	restored: number;
 	problems?: Problem[];
@@ -246,13 +246,13 @@ export interface Problem {
 	applied?: boolean;
 }
 
-// protocol.SessionCompactParams
+// host.SessionCompactParams
 export interface SessionCompactParams {
 	id: string;
 	visible: string[];
 }
 
-// protocol.SessionCompactResult
+// host.SessionCompactResult
 export interface SessionCompactResult {
 	text: string;
 	bodies: ReattachRef[] | null;
@@ -260,7 +260,7 @@ export interface SessionCompactResult {
 	archived: number;
 }
 
-// protocol.ReattachRef
+// host.ReattachRef
 export interface ReattachRef {
 	id: string;
 	skill: string;
@@ -281,45 +281,45 @@ export interface ReattachItem {
 	text: string;
 }
 
-// protocol.CommandParams
+// host.CommandParams
 export interface CommandParams {
 	name: string;
 	args: string;
 }
 
-// protocol.CommandResult
+// host.CommandResult
 export interface CommandResult {
 	text: string;
 	level: string;
 }
 
-// protocol.ModelChangedParams
+// host.ModelChangedParams
 export interface ModelChangedParams {
 	model: ModelRef;
 	thinkingLevel?: string;
 	source?: string;
 }
 
-// protocol.ModelSwitchFailedParams
+// host.ModelSwitchFailedParams
 export interface ModelSwitchFailedParams {
 	provider: string;
 	id: string;
 	reason: string;
 }
 
-// protocol.NotifyParams
+// host.NotifyParams
 export interface NotifyParams {
 	level: string;
 	message: string;
 }
 
-// protocol.AppendEntryParams
+// host.AppendEntryParams
 export interface AppendEntryParams {
 	customType: string;
 	data: unknown;
 }
 
-// protocol.SetModelParams
+// host.SetModelParams
 export interface SetModelParams {
 	provider: string;
 	id: string;

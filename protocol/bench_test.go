@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"github.com/skill-lifecycle/skill-lifecycle/guard"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"os"
 	"path/filepath"
 	"sort"
@@ -91,7 +92,7 @@ func BenchmarkToolCallRead(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(project, "main.go"), []byte("package main\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cat := newCatalog(list)
+	cat := host.NewIndex(list)
 	for _, bc := range []struct {
 		name, input string
 		block       bool
@@ -102,7 +103,7 @@ func BenchmarkToolCallRead(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if r := guard.Check("read", []byte(bc.input), project, cat.guardSkill); r.Block != bc.block {
+				if r := guard.Check("read", []byte(bc.input), project, cat.SkillFile); r.Block != bc.block {
 					b.Fatalf("block = %v, want %v", r.Block, bc.block)
 				}
 			}

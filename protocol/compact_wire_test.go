@@ -24,7 +24,7 @@ func TestSessionCompact(t *testing.T) {
 	if err := h.call(MethodSessionCompact, SessionCompactParams{ID: "cmp1", Visible: []string{}}, &res); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(res.Text, reattachIntro) {
+	if !strings.HasPrefix(res.Text, "[skill-lifecycle: the conversation above was compacted.") {
 		t.Errorf("region does not open with the intro:\n%.300s", res.Text)
 	}
 	var ids []string

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -114,7 +115,7 @@ func scaleLoads(n int, names []string) []LoadRef {
 		s := names[i%len(names)]
 		out = append(out,
 			LoadRef{ID: fmt.Sprintf("call_%08d", i), Skill: s, Kind: lifecycle.ByTool, Size: 6000, Hash: fmt.Sprintf("%064x", i), Offset: off},
-			LoadRef{ID: fmt.Sprintf("read_%08d", i), Skill: s, Kind: kindResource, Path: "/pack/" + s + "/references/notes.md", Size: 800, Offset: off + 6100})
+			LoadRef{ID: fmt.Sprintf("read_%08d", i), Skill: s, Kind: host.KindResource, Path: "/pack/" + s + "/references/notes.md", Size: 800, Offset: off + 6100})
 		off += 7000
 	}
 	return out

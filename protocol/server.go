@@ -10,10 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/skill-lifecycle/skill-lifecycle/guard"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
-	"github.com/skill-lifecycle/skill-lifecycle/rules"
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -49,21 +47,12 @@ type Server struct {
 
 	mu    sync.Mutex
 	state serverState
-	init  InitializeParams
-	cat   *catalog
-	world world
-	eng   *lifecycle.Engine
-	watch *skillWatch // live re-index (reindex.go)
-	// pending holds the loads the engine recorded at skill/load (or took
-	// back from the records at session/restore) that no before_request
-	// has listed yet: one the next request does not carry never reached
-	// the context and is forgotten there.
-	pending map[string]bool
-	conn    *jsonrpc2.Conn
-	out     jsonrpc2.ObjectStream
-	ids     *idTable // the codec's: the params of each request (rpcid.go)
-	exit    chan struct{}
-	once    sync.Once
+	sess  *host.Session
+	conn  *jsonrpc2.Conn
+	out   jsonrpc2.ObjectStream
+	ids   *idTable // the codec's: the params of each request (rpcid.go)
+	exit  chan struct{}
+	once  sync.Once
 	// shutDown is set with state = stateShutDown; Serve reads it without
 	// mu, which a running request holds.
 	shutDown atomic.Bool
@@ -143,7 +132,7 @@ func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) 
 		s.mu.Unlock()
 		if ready && req.Params != nil {
 			c := &call{s: s, ctx: ctx, conn: s.conn, params: *req.Params, method: req.Method}
-			_, _ = c.modelSwitchFailed()
+			_, _ = handlers[MethodModelSwitchFailed](c)
 		}
 	case malformedMethod:
 		var p malformedParams
@@ -223,32 +212,71 @@ func (c *call) decode(v any) *jsonrpc2.Error {
 	return nil
 }
 
-// required reports a missing required field.
-func required(method, field string) *jsonrpc2.Error {
-	return rpcError(CodeInvalidParams, "%s: %s: missing (required)", method, field)
-}
-
 type handler func(*call) (any, *jsonrpc2.Error)
 
+// handlers maps each method to the session's event (package host); the
+// server only decodes, calls and encodes.
 var handlers map[string]handler
 
 func init() {
 	handlers = map[string]handler{
 		MethodInitialize:        (*call).initialize,
 		MethodShutdown:          (*call).shutdown,
-		MethodSkillsUpdate:      (*call).skillsUpdate,
-		MethodSkillLoad:         (*call).skillLoad,
-		MethodToolCall:          (*call).toolCall,
-		MethodCommand:           (*call).command,
-		MethodUserPrompt:        (*call).userPrompt,
-		MethodBeforeRequest:     (*call).beforeRequest,
-		MethodSessionRestore:    (*call).sessionRestore,
-		MethodRunStart:          (*call).runStart,
-		MethodRunEnd:            (*call).runEnd,
-		MethodModelChanged:      (*call).modelChanged,
-		MethodModelSwitchFailed: (*call).modelSwitchFailed,
-		MethodSessionCompact:    (*call).sessionCompact,
+		MethodSkillsUpdate:      route((*host.Session).SkillsUpdate),
+		MethodSkillLoad:         route((*host.Session).SkillLoad),
+		MethodToolCall:          route((*host.Session).ToolCall),
+		MethodCommand:           route((*host.Session).Command),
+		MethodUserPrompt:        done((*host.Session).UserPrompt),
+		MethodBeforeRequest:     route((*host.Session).BeforeRequest),
+		MethodSessionRestore:    route((*host.Session).Restore),
+		MethodSessionCompact:    route((*host.Session).Compact),
+		MethodRunStart:          bare((*host.Session).RunStart),
+		MethodRunEnd:            bare((*host.Session).RunEnd),
+		MethodModelChanged:      done((*host.Session).ModelChanged),
+		MethodModelSwitchFailed: done((*host.Session).ModelSwitchFailed),
 	}
+}
+
+// route is the handler of a session method with params and a result.
+func route[P, R any](f func(*host.Session, P) (R, error)) handler {
+	return func(c *call) (any, *jsonrpc2.Error) {
+		var p P
+		if err := c.decode(&p); err != nil {
+			return nil, err
+		}
+		c.s.mu.Lock()
+		defer c.s.mu.Unlock()
+		r, err := f(c.s.sess, p)
+		if err != nil {
+			return nil, c.fail(err)
+		}
+		return r, nil
+	}
+}
+
+// done is the handler of a session method with params and an empty result.
+func done[P any](f func(*host.Session, P) error) handler {
+	return route(func(s *host.Session, p P) (struct{}, error) { return struct{}{}, f(s, p) })
+}
+
+// bare is the handler of a session method without params.
+func bare(f func(*host.Session)) handler {
+	return func(c *call) (any, *jsonrpc2.Error) {
+		c.s.mu.Lock()
+		defer c.s.mu.Unlock()
+		f(c.s.sess)
+		return struct{}{}, nil
+	}
+}
+
+// fail turns a session's error into the JSON-RPC error: wrong params
+// name the method and the field.
+func (c *call) fail(err error) *jsonrpc2.Error {
+	var pe *host.ParamError
+	if errors.As(err, &pe) {
+		return rpcError(CodeInvalidParams, "%s: %v", c.method, pe)
+	}
+	return rpcError(CodeInternalError, "%s: %v", c.method, err)
 }
 
 func (c *call) initialize() (any, *jsonrpc2.Error) {
@@ -261,39 +289,18 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 			"protocol version mismatch: the host speaks version %d, this skill-lifecycle binary (%s) speaks version %d; install matching versions of the bridge and the binary",
 			p.ProtocolVersion, c.s.opts.ServerVersion, Version)
 	}
-	if p.Cwd == "" {
-		return nil, required(c.method, "cwd")
-	}
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	if c.s.state != stateNew {
 		return nil, rpcError(CodeAlreadyInit, "initialize called twice")
 	}
-	c.s.init = p
-	c.s.cat = newCatalog(p.Skills)
-	c.s.world = loadWorld(p, c.s.cat.skills)
-	c.s.eng = lifecycle.New(c.s.world.cat, c.s.world.cfg)
-	reg := registryOf(p.Models)
-	c.s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Registry: &reg})
-	c.s.watch = newSkillWatch(p, c.s.cat.skills)
-	var ds []lifecycle.Decision
-	if sel, ok := selection(p.CurrentModel, p.ThinkingLevel); ok {
-		ds = hostModelDecisions(c.s.apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel}))
+	sess, res, err := host.Open(p, sink{c.s, c.ctx}, host.Options{Watch: true})
+	if err != nil {
+		return nil, c.fail(err)
 	}
-	diags := append(append([]string{}, c.s.cat.diags...), c.s.world.diags...)
-	for _, d := range c.s.eng.ModelDiagnostics() {
-		diags = append(diags, d.String())
-	}
-	c.s.state = stateReady
-	c.emit(ds)
-	return InitializeResult{
-		ProtocolVersion:     Version,
-		ServerVersion:       c.s.opts.ServerVersion,
-		SystemPromptSection: systemPromptSection(c.s.cat.skills),
-		Tool:                toolSpec(),
-		Commands:            commandSpecs(),
-		Diagnostics:         terminalLines(diags),
-	}, nil
+	c.s.sess, c.s.state = sess, stateReady
+	res.ProtocolVersion, res.ServerVersion = Version, c.s.opts.ServerVersion
+	return res, nil
 }
 
 func (c *call) shutdown() (any, *jsonrpc2.Error) {
@@ -304,146 +311,25 @@ func (c *call) shutdown() (any, *jsonrpc2.Error) {
 	return nil, nil
 }
 
-func (c *call) skillsUpdate() (any, *jsonrpc2.Error) {
-	var p SkillsUpdateParams
-	if err := c.decode(&p); err != nil {
-		return nil, err
-	}
-	c.s.mu.Lock()
-	c.s.init.Skills = p.Skills
-	c.s.cat = newCatalog(p.Skills)
-	cat := c.s.cat
-	w := loadWorld(c.s.init, cat.skills)
-	c.s.world.parsed, c.s.world.cat = w.parsed, w.cat
-	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.cat})
-	if c.s.watch != nil {
-		c.s.watch.rebase(cat.skills)
-	}
-	c.s.mu.Unlock()
-	c.emit(ds)
-	return SkillsUpdateResult{SystemPromptSection: systemPromptSection(cat.skills), Diagnostics: terminalLines(append(append([]string{}, cat.diags...), w.diags...))}, nil
+// sink sends the session's records, messages and model switches as
+// notifications, on the stream of the request being handled.
+type sink struct {
+	s   *Server
+	ctx context.Context
 }
 
-// tell sends the user a one-line message (host/notify), with the control
-// characters of any skill text in it made visible (skills.TerminalText):
-// the host shows it on the user's terminal.
-func (c *call) tell(level, msg string) {
-	_ = c.conn.Notify(c.ctx, NotifyNotify, NotifyParams{Level: level, Message: skills.TerminalText(msg)})
+func (k sink) Record(d lifecycle.Decision) {
+	k.notify(NotifyAppendEntry, AppendEntryParams{CustomType: EntryType, Data: d})
 }
 
-func (c *call) catalog() *catalog {
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	return c.s.cat
+func (k sink) Notify(level, message string) {
+	k.notify(NotifyNotify, NotifyParams{Level: level, Message: message})
 }
 
-func (c *call) skillLoad() (any, *jsonrpc2.Error) {
-	var p SkillLoadParams
-	if err := c.decode(&p); err != nil {
-		return nil, err
-	}
-	if p.Name == "" {
-		return nil, required(c.method, "name")
-	}
-	res := c.catalog().loadSkill(p.Name)
-	if res.Found {
-		// Dedupe "already-loaded": the identical body is visible (or due
-		// for archive but still there, and taken back), so the tool says
-		// so and nothing in the context changes.
-		c.s.mu.Lock()
-		var text string
-		var ds []lifecycle.Decision
-		ok := false
-		if c.s.world.cfg.Dedupe == rules.DedupeAlreadyLoaded {
-			text, ds, ok = c.s.alreadyLoaded(res.Name, res.Hash)
-		}
-		c.s.mu.Unlock()
-		if ok {
-			c.emit(ds)
-			res.Text, res.AlreadyLoaded, res.Files = text, true, nil
-			return res, nil
-		}
-	}
-	if res.Found && p.CallID != "" {
-		// The body is in the context from the tool result on: the engine
-		// learns of it now, so that what the load decides (archiving others
-		// mid-run, a model tier) applies from the next request.
-		// It stays pending until a request carries it: one that does not
-		// (the result was lost on its way to the host) forgets it.
-		c.s.mu.Lock()
-		ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: p.CallID, Skill: res.Name, Size: int64(len(res.Text)), Kind: lifecycle.ByTool, Hash: res.Hash}})
-		for _, d := range ds {
-			if d.Action == lifecycle.ActLoad && d.ID == p.CallID {
-				if c.s.pending == nil {
-					c.s.pending = map[string]bool{}
-				}
-				c.s.pending[p.CallID] = true
-			}
-		}
-		c.s.mu.Unlock()
-		c.emit(ds)
-	}
-	return res, nil
-}
+func (k sink) SetModel(p SetModelParams) { k.notify(NotifySetModel, p) }
 
-func (c *call) toolCall() (any, *jsonrpc2.Error) {
-	var p ToolCallParams
-	if err := c.decode(&p); err != nil {
-		return nil, err
+func (k sink) notify(method string, params any) {
+	if k.s.conn != nil {
+		_ = k.s.conn.Notify(k.ctx, method, params)
 	}
-	if p.ToolName == "" {
-		return nil, required(c.method, "toolName")
-	}
-	c.s.mu.Lock()
-	cwd := c.s.init.Cwd
-	block := c.s.world.cfg.BlockDirectSkillReads
-	c.s.mu.Unlock()
-	if !block {
-		return ToolCallResult{}, nil
-	}
-	if p.Cwd != "" {
-		cwd = p.Cwd
-	}
-	v := guard.Check(p.ToolName, p.Input, cwd, c.catalog().guardSkill)
-	return ToolCallResult{Block: v.Block, Reason: v.Reason, Skill: v.Skill}, nil
-}
-
-// hostModelDecisions drops the model-state record from the decisions the
-// engine takes when told the host's current model at start or after a
-// restore. That model is state the host already holds, not a decision:
-// every session/restore ends by telling the engine the host's model again,
-// so recording it only added one model-state entry to the session at every
-// (re)start of the sidecar.
-func hostModelDecisions(ds []lifecycle.Decision) []lifecycle.Decision {
-	out := ds[:0:0]
-	for _, d := range ds {
-		if d.Action != lifecycle.ActModelState {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// apply hands ev to the engine, the engine's one door.
-func (s *Server) apply(ev lifecycle.Event) []lifecycle.Decision {
-	ds, err := s.eng.Apply(ev)
-	if err != nil && s.opts.Log != nil {
-		s.opts.Log.Print(err)
-	}
-	return ds
-}
-
-// alreadyLoaded answers a skill tool call under the "already loaded"
-// dedupe: the identical body (hash) is visible now, or still whole in the
-// context but due for archive and taken back (with the undue decision in
-// ds to record).
-func (s *Server) alreadyLoaded(skill, hash string) (text string, ds []lifecycle.Decision, ok bool) {
-	b, ok := s.eng.VisibleCopy(skill, hash)
-	if !ok {
-		if ds = s.apply(lifecycle.Event{Type: lifecycle.EvRevive, Skill: skill, Hash: hash}); len(ds) == 0 {
-			return "", nil, false
-		}
-		b, _ = s.eng.LiveCopy(skill)
-	}
-	return lifecycle.AlreadyLoadedText(skill, b), ds, true
 }

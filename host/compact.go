@@ -1,4 +1,4 @@
-package protocol
+package host
 
 import (
 	"fmt"
@@ -6,47 +6,49 @@ import (
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
-
-// MethodSessionCompact is called by the host after it compacted the
-// conversation (Pi: session_compact).
-const MethodSessionCompact = "session/compact"
 
 // ReattachType is the customType of the message that carries the
 // re-attached bodies (Pi: a custom message, sent to the model as a user
 // message, kept in the session so a resume or fork sees it again).
 const ReattachType = "skill-lifecycle-reattach"
 
-// SessionCompactParams describes a compaction the host made.
-type SessionCompactParams struct {
-	// ID names the compaction (Pi: the compaction entry's id).
-	ID string `json:"id"`
-	// Visible lists the ids of the loads still in the context after the
-	// compaction (in the messages the host kept), as before_request would
-	// list them.
-	Visible []string `json:"visible"`
-}
+// reattachIntro opens the re-attach region sent after a compaction summary.
+const reattachIntro = "[skill-lifecycle: the conversation above was compacted. These skills were in use before it and still apply; their instructions follow.]"
 
-// ReattachRef is one body of the re-attach region: its load id (the id
-// before_request lists it under, with kind "reattach"), skill, size in
-// characters of its block, and hash.
-type ReattachRef struct {
-	ID    string `json:"id"`
-	Skill string `json:"skill"`
-	Size  int64  `json:"size"`
-	Hash  string `json:"hash"`
-	Cut   bool   `json:"cut,omitempty"`
-}
-
-// SessionCompactResult is the re-attach region to send after the summary:
-// Text, one message holding each body in its <skill_content> block ("" when
-// nothing is re-attached), the bodies in it, and the plan (every candidate
-// with its outcome and why).
-type SessionCompactResult struct {
-	Text     string               `json:"text"`
-	Bodies   []ReattachRef        `json:"bodies"`
-	Plan     []rules.ReattachItem `json:"plan"`
-	Archived int                  `json:"archived"`
+// Compact takes a compaction the host made: the bodies it summarised away
+// are archived as compacted, and those the rules still keep are rendered
+// again (reattachBlock) within the re-attach budget, most recent first, as
+// one region for the host to send after the summary.
+func (s *Session) Compact(p SessionCompactParams) (SessionCompactResult, error) {
+	if p.ID == "" {
+		return SessionCompactResult{}, missing("id")
+	}
+	cmp := lifecycle.Compaction{ID: p.ID, Visible: p.Visible, Config: s.world.Config.Compaction}
+	plan := s.eng.PlanCompaction(cmp)
+	res := SessionCompactResult{Bodies: []ReattachRef{}, Plan: plan.Items}
+	var blocks []string
+	var sent []lifecycle.Reattach
+	for _, it := range plan.Kept() {
+		block, r, ok := s.world.Skills.reattachBlock(it)
+		if !ok {
+			continue
+		}
+		blocks = append(blocks, block)
+		sent = append(sent, r)
+		res.Bodies = append(res.Bodies, ReattachRef{ID: lifecycle.ReattachID(p.ID, r.Skill), Skill: r.Skill, Size: r.Chars, Hash: r.Hash, Cut: r.Cut})
+	}
+	before := len(s.eng.Archived())
+	s.apply(lifecycle.Event{Type: lifecycle.EvCompact, Compaction: &cmp, Reattached: sent})
+	res.Archived = len(s.eng.Archived()) - before
+	if len(blocks) > 0 {
+		res.Text = reattachIntro + "\n\n" + strings.Join(blocks, "\n\n")
+	}
+	if line := reattachSummary(res); line != "" {
+		s.tell("info", line)
+	}
+	return res, nil
 }
 
 // reattachBlock reads skill it.Skill's file now and renders its block: the
@@ -54,25 +56,25 @@ type SessionCompactResult struct {
 // skill tool hashes it, so a later skill(name) answers "already loaded"),
 // else the body cut at a line break with a note on reading the rest
 // (hashed as sent). ok is false when the file cannot be read any more.
-func reattachBlock(cat *catalog, it rules.ReattachItem) (block string, r lifecycle.Reattach, ok bool) {
-	s, found := cat.lookup(it.Skill)
+func (c *Index) reattachBlock(it rules.ReattachItem) (block string, r lifecycle.Reattach, ok bool) {
+	s, found := c.lookup(it.Skill)
 	if !found {
 		return "", lifecycle.Reattach{}, false
 	}
-	p, baseDir, err := readSkill(s)
+	p, baseDir, err := skills.ReadSkill(s.Path)
 	if err != nil {
 		return "", lifecycle.Reattach{}, false
 	}
 	body := strings.TrimSpace(p.Body)
-	files := topLevelFiles(baseDir)
-	whole := wrapSkill(s.Name, body, baseDir, files)
+	files := skills.TopLevelFiles(baseDir)
+	whole := skills.SkillContent(s.Name, body, baseDir, files)
 	if rules.EstimateTokens(rules.RuneCount(whole)) <= it.Granted {
 		return whole, lifecycle.Reattach{Skill: s.Name, Chars: rules.RuneCount(whole), Hash: lifecycle.HashBody(body)}, true
 	}
 	// Over its grant (planned as cut, or the file grew since it was
 	// loaded): cut, unless too little would be left to be of use.
 	// The wrapper (tags, base directory, file list) takes its share too.
-	overhead := rules.RuneCount(wrapSkill(s.Name, "\n\n", baseDir, files))
+	overhead := rules.RuneCount(skills.SkillContent(s.Name, "\n\n", baseDir, files))
 	keep := (it.Granted-rules.ReattachNoteTokens)*rules.CharsPerToken - overhead
 	if keep < rules.MinCutTokens*rules.CharsPerToken {
 		return "", lifecycle.Reattach{}, false
@@ -82,7 +84,7 @@ func reattachBlock(cat *catalog, it rules.ReattachItem) (block string, r lifecyc
 	lead := strings.Count(p.Body[:strings.Index(p.Body, body)], "\n")
 	kept, lines := rules.CutBody(body, keep)
 	note := rules.ReattachNote(s.Name, s.Path, p.BodyLine+lead+lines, rules.RuneCount(kept), rules.RuneCount(body))
-	text := wrapSkill(s.Name, strings.TrimRight(kept, "\n")+"\n\n"+note, baseDir, files)
+	text := skills.SkillContent(s.Name, strings.TrimRight(kept, "\n")+"\n\n"+note, baseDir, files)
 	return text, lifecycle.Reattach{Skill: s.Name, Chars: rules.RuneCount(text), Hash: lifecycle.HashBody(kept), Cut: true}, true
 }
 

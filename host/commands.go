@@ -1,56 +1,49 @@
-package protocol
+package host
 
 import (
 	"fmt"
-
 	"sort"
 	"strings"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
-// CommandParams is one /skills-* command as the user typed it: Name
-// without the slash, Args the rest of the line.
-type CommandParams struct {
-	Name string `json:"name"`
-	Args string `json:"args"`
-}
+// The /skills-* commands: what each answers the user, as terminal text.
 
-// CommandResult is the text to show the user.
-type CommandResult struct {
-	Text string `json:"text"`
-	// Level is "info", "warning" or "error".
-	Level string `json:"level"`
+// commandSpecs lists the slash commands the host registers (names without
+// the slash).
+func commandSpecs() []CommandSpec {
+	return []CommandSpec{
+		{Name: "skills-list", Description: "List the skills with their role and whether their body is loaded, archived or pinned"},
+		{Name: "skills-explain", Description: "Rank the skills for a prompt and say which loaded bodies would stay or go: /skills-explain <prompt>"},
+		{Name: "skills-pin", Description: "Keep a skill's body loaded whatever the topic: /skills-pin <name>"},
+		{Name: "skills-unpin", Description: "Let a pinned skill's body be archived again: /skills-unpin <name>"},
+		{Name: "skills-reload", Description: "Re-read the skills and skill-lifecycle.json"},
+		{Name: "skills-model", Description: "Show the model tiers in effect; /skills-model reset restores the model chosen before a tier switch"},
+		{Name: "skills-on", Description: "Turn skill lifecycle management on for this session"},
+		{Name: "skills-off", Description: "Turn skill lifecycle management off for this session (nothing is archived)"},
+	}
 }
 
 // commandFuncs maps command names to their implementation.
-var commandFuncs map[string]func(*call, string) (CommandResult, *jsonrpc2.Error)
-
-func init() {
-	commandFuncs = map[string]func(*call, string) (CommandResult, *jsonrpc2.Error){
-		"skills-list":    (*call).cmdList,
-		"skills-explain": (*call).cmdExplain,
-		"skills-pin":     (*call).cmdPin,
-		"skills-unpin":   (*call).cmdUnpin,
-		"skills-reload":  (*call).cmdReload,
-		"skills-model":   (*call).cmdModel,
-		"skills-on":      func(c *call, _ string) (CommandResult, *jsonrpc2.Error) { return c.cmdSwitch(true) },
-		"skills-off":     func(c *call, _ string) (CommandResult, *jsonrpc2.Error) { return c.cmdSwitch(false) },
-	}
+var commandFuncs = map[string]func(*Session, string) (CommandResult, error){
+	"skills-list":    (*Session).cmdList,
+	"skills-explain": (*Session).cmdExplain,
+	"skills-pin":     (*Session).cmdPin,
+	"skills-unpin":   (*Session).cmdUnpin,
+	"skills-reload":  (*Session).cmdReload,
+	"skills-model":   (*Session).cmdModel,
+	"skills-on":      func(s *Session, _ string) (CommandResult, error) { return s.cmdSwitch(true) },
+	"skills-off":     func(s *Session, _ string) (CommandResult, error) { return s.cmdSwitch(false) },
 }
 
-func (c *call) command() (any, *jsonrpc2.Error) {
-	var p CommandParams
-	if err := c.decode(&p); err != nil {
-		return nil, err
-	}
+// Command runs a /skills-* command.
+func (s *Session) Command(p CommandParams) (CommandResult, error) {
 	name := strings.TrimPrefix(strings.TrimSpace(p.Name), "/")
 	if name == "" {
-		return nil, required(c.method, "name")
+		return CommandResult{}, missing("name")
 	}
 	f, ok := commandFuncs[name]
 	if !ok {
@@ -59,27 +52,25 @@ func (c *call) command() (any, *jsonrpc2.Error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, rpcError(CodeInvalidParams, "%s: name: unknown command %q (known: %s)", c.method, name, strings.Join(names, ", "))
+		return CommandResult{}, &ParamError{"name", fmt.Sprintf("unknown command %q (known: %s)", name, strings.Join(names, ", "))}
 	}
-	res, rerr := f(c, strings.TrimSpace(p.Args))
+	res, err := f(s, strings.TrimSpace(p.Args))
 	// The answer is shown on the user's terminal: the skill text in it was
 	// made visible piece by piece (skills.TerminalText); this catches any
 	// control character left, keeping the answer's own lines.
 	res.Text = skills.TerminalLines(res.Text)
-	return res, rerr
+	return res, err
 }
 
 // cmdList answers /skills-list: every skill with its role, whether a body
 // of it is loaded, archived or pinned, and the entry skill.
-func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	cat, eng := c.s.cat, c.s.eng
+func (s *Session) cmdList(string) (CommandResult, error) {
+	cat, eng := s.world.Skills, s.eng
 	onOff := "on"
 	if !eng.Enabled() {
 		onOff = "off"
 	}
-	if len(cat.skills) == 0 {
+	if len(cat.list) == 0 {
 		return CommandResult{Text: fmt.Sprintf("No skills found (archiving %s).", onOff), Level: "info"}, nil
 	}
 	state := map[string]string{}
@@ -101,45 +92,43 @@ func (c *call) cmdList(string) (CommandResult, *jsonrpc2.Error) {
 	}
 	entry, entrySrc := eng.Entry()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d skills (archiving %s):\n", len(cat.skills), onOff)
-	for _, s := range cat.skills {
+	fmt.Fprintf(&b, "%d skills (archiving %s):\n", len(cat.list), onOff)
+	for _, sk := range cat.list {
 		var tags []string
-		if s.Name == entry {
+		if sk.Name == entry {
 			tags = append(tags, "entry ("+entrySrc+")")
 		}
-		if h := eng.HelperOf(s.Name); h != "" {
+		if h := eng.HelperOf(sk.Name); h != "" {
 			tags = append(tags, "helper")
 		}
-		if p := eng.PinOf(s.Name); p != "" {
+		if p := eng.PinOf(sk.Name); p != "" {
 			tags = append(tags, "pinned ("+string(p)+")")
 		}
-		if st := state[s.Name]; st != "" {
+		if st := state[sk.Name]; st != "" {
 			tags = append(tags, st)
 		}
-		if s.DisableModelInvocation {
-			tags = append(tags, "only through /skill:"+skills.TerminalText(s.Name))
+		if sk.DisableModelInvocation {
+			tags = append(tags, "only through /skill:"+skills.TerminalText(sk.Name))
 		}
 		note := ""
 		if len(tags) > 0 {
 			note = " [" + strings.Join(tags, ", ") + "]"
 		}
-		fmt.Fprintf(&b, "- %s%s: %s\n", skills.TerminalText(s.Name), note, skills.TerminalText(truncate(oneLine(s.Description), 100)))
+		fmt.Fprintf(&b, "- %s%s: %s\n", skills.TerminalText(sk.Name), note, skills.TerminalText(truncate(oneLine(sk.Description), 100)))
 	}
 	return CommandResult{Text: strings.TrimRight(b.String(), "\n"), Level: "info"}, nil
 }
 
 // cmdExplain answers /skills-explain <prompt>: the skills ranked for the
 // prompt and what it would do to each live body.
-func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
+func (s *Session) cmdExplain(prompt string) (CommandResult, error) {
 	if prompt == "" {
-		return CommandResult{}, rpcError(CodeInvalidParams, "%s: args: missing (usage: /skills-explain <prompt>)", c.method)
+		return CommandResult{}, &ParamError{"args", "missing (usage: /skills-explain <prompt>)"}
 	}
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	w, eng := c.s.world, c.s.eng
+	w, eng := s.world, s.eng
 	cfg := eng.Config()
 	var b strings.Builder
-	rk := w.cat.Ranker.Rank(prompt, cfg.MinSignal)
+	rk := w.Catalog.Ranker.Rank(prompt, cfg.MinSignal)
 	fmt.Fprintf(&b, "Ranking for %q", truncate(oneLine(prompt), 80))
 	if !rk.Signal {
 		fmt.Fprintf(&b, " (no skill reaches the minimum signal %.2g)", cfg.MinSignal)
@@ -190,25 +179,21 @@ func (c *call) cmdExplain(prompt string) (CommandResult, *jsonrpc2.Error) {
 }
 
 // skillArg checks a skill name argument.
-func (c *call) skillArg(name, usage string) *jsonrpc2.Error {
+func (s *Session) skillArg(name, usage string) error {
 	if name == "" {
-		return rpcError(CodeInvalidParams, "%s: args: missing (usage: %s)", c.method, usage)
+		return &ParamError{"args", "missing (usage: " + usage + ")"}
 	}
-	if _, ok := c.s.cat.byName[name]; !ok {
-		return rpcError(CodeInvalidParams, "%s: args: unknown skill %q", c.method, name)
+	if !s.world.Skills.Has(name) {
+		return &ParamError{"args", fmt.Sprintf("unknown skill %q", name)}
 	}
 	return nil
 }
 
-func (c *call) cmdPin(name string) (CommandResult, *jsonrpc2.Error) {
-	c.s.mu.Lock()
-	if err := c.skillArg(name, "/skills-pin <name>"); err != nil {
-		c.s.mu.Unlock()
+func (s *Session) cmdPin(name string) (CommandResult, error) {
+	if err := s.skillArg(name, "/skills-pin <name>"); err != nil {
 		return CommandResult{}, err
 	}
-	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvPin, Skill: name})
-	c.s.mu.Unlock()
-	c.emit(ds)
+	ds := s.apply(lifecycle.Event{Type: lifecycle.EvPin, Skill: name})
 	text := fmt.Sprintf("%s is pinned: its body will not be archived.", skills.TerminalText(name))
 	for _, d := range ds {
 		if d.Action == lifecycle.ActUnarchive {
@@ -218,45 +203,31 @@ func (c *call) cmdPin(name string) (CommandResult, *jsonrpc2.Error) {
 	return CommandResult{Text: text, Level: "info"}, nil
 }
 
-func (c *call) cmdUnpin(name string) (CommandResult, *jsonrpc2.Error) {
-	c.s.mu.Lock()
-	if err := c.skillArg(name, "/skills-unpin <name>"); err != nil {
-		c.s.mu.Unlock()
+func (s *Session) cmdUnpin(name string) (CommandResult, error) {
+	if err := s.skillArg(name, "/skills-unpin <name>"); err != nil {
 		return CommandResult{}, err
 	}
-	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvUnpin, Skill: name})
-	c.s.mu.Unlock()
-	c.emit(ds)
+	s.apply(lifecycle.Event{Type: lifecycle.EvUnpin, Skill: name})
 	return CommandResult{Text: fmt.Sprintf("%s is no longer pinned: its body may be archived when it stops being relevant.", skills.TerminalText(name)), Level: "info"}, nil
 }
 
-func (c *call) cmdSwitch(on bool) (CommandResult, *jsonrpc2.Error) {
-	c.s.mu.Lock()
-	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvEnable, On: on})
-	c.s.mu.Unlock()
-	c.emit(ds)
+func (s *Session) cmdSwitch(on bool) (CommandResult, error) {
+	s.apply(lifecycle.Event{Type: lifecycle.EvEnable, On: on})
 	if on {
 		return CommandResult{Text: "Skill lifecycle is on: bodies that are no longer relevant are archived.", Level: "info"}, nil
 	}
 	return CommandResult{Text: "Skill lifecycle is off for this session: nothing more is archived.", Level: "info"}, nil
 }
 
-// cmdReload re-reads the skills and the configuration files.
-func (c *call) cmdReload(string) (CommandResult, *jsonrpc2.Error) {
-	c.s.mu.Lock()
-	w := loadWorld(c.s.init, c.s.cat.skills)
-	c.s.world = w
-	ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.cat, Config: &w.cfg})
-	if c.s.watch != nil {
-		c.s.watch.rebase(c.s.cat.skills)
-	}
-	n := len(w.parsed)
-	c.s.mu.Unlock()
-	c.emit(ds)
-	text := fmt.Sprintf("Reloaded %d skills and the configuration.", n)
+// cmdReload re-reads the skills and the configuration files: a new
+// world.
+func (s *Session) cmdReload(string) (CommandResult, error) {
+	w := Load(s.src)
+	s.setWorld(w)
+	text := fmt.Sprintf("Reloaded %d skills and the configuration.", len(w.Parsed))
 	level := "info"
-	if len(w.diags) > 0 {
-		text += "\n" + strings.Join(terminalLines(w.diags), "\n")
+	if len(w.Diagnostics) > 0 {
+		text += "\n" + strings.Join(terminalLines(w.Diagnostics), "\n")
 		level = "warning"
 	}
 	return CommandResult{Text: text, Level: level}, nil
@@ -265,14 +236,11 @@ func (c *call) cmdReload(string) (CommandResult, *jsonrpc2.Error) {
 // cmdModel answers /skills-model: the current model and, for each skill,
 // the model it would run on if loaded now; "/skills-model reset" puts back
 // the model from before the first switch of the session.
-func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
+func (s *Session) cmdModel(args string) (CommandResult, error) {
 	switch args {
 	case "":
 	case "reset":
-		c.s.mu.Lock()
-		ds := c.s.apply(lifecycle.Event{Type: lifecycle.EvModelReset})
-		c.s.mu.Unlock()
-		c.emit(ds)
+		ds := s.apply(lifecycle.Event{Type: lifecycle.EvModelReset})
 		for _, d := range ds {
 			if d.Action == lifecycle.ActModelRestore && d.Model != nil {
 				return CommandResult{Text: skills.TerminalText(d.Model.Message), Level: "info"}, nil
@@ -280,29 +248,27 @@ func (c *call) cmdModel(args string) (CommandResult, *jsonrpc2.Error) {
 		}
 		return CommandResult{Text: "No model switch to undo.", Level: "info"}, nil
 	default:
-		return CommandResult{}, rpcError(CodeInvalidParams, "%s: args: %q is not understood (usage: /skills-model [reset])", c.method, args)
+		return CommandResult{}, &ParamError{"args", fmt.Sprintf("%q is not understood (usage: /skills-model [reset])", args)}
 	}
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
 	cur := "unknown"
-	if st := c.s.eng.ModelState(); st.Current != nil {
+	if st := s.eng.ModelState(); st.Current != nil {
 		cur = st.Current.String()
-	} else if m := c.s.init.CurrentModel; m != nil {
+	} else if m := s.current; m != nil {
 		cur = m.Provider + "/" + m.ID
 	}
-	mc := c.s.eng.ModelConfig()
+	mc := s.eng.ModelConfig()
 	if !mc.Enabled || len(mc.Tiers) == 0 {
 		return CommandResult{Text: fmt.Sprintf("Current model: %s. No model tiers are configured (skill-lifecycle.json, key models), so no skill switches the model.", cur), Level: "info"}, nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Current model: %s.\nIf loaded now:\n", cur)
-	for _, s := range c.s.cat.visible() {
-		ex := c.s.eng.ExplainModel(s.Name)
+	for _, sk := range s.world.Skills.visible() {
+		ex := s.eng.ExplainModel(sk.Name)
 		verb := "stays on"
 		if ex.Switch {
 			verb = "switches to"
 		}
-		fmt.Fprintf(&b, "- %s: %s %s (%s)\n", skills.TerminalText(s.Name), verb, skills.TerminalText(ex.Model.String()), skills.TerminalText(ex.Cause.Reason))
+		fmt.Fprintf(&b, "- %s: %s %s (%s)\n", skills.TerminalText(sk.Name), verb, skills.TerminalText(ex.Model.String()), skills.TerminalText(ex.Cause.Reason))
 		for _, r := range ex.Reports {
 			fmt.Fprintf(&b, "  ! %s\n", skills.TerminalText(r))
 		}
@@ -314,12 +280,9 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// terminalLines is each of lines (diagnostics, one a line) made visible
-// for the terminal (skills.TerminalText).
-func terminalLines(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = skills.TerminalText(l)
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return out
+	return s[:n] + "…"
 }

@@ -1,4 +1,4 @@
-package protocol
+package host
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestSkillWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := newSkillWatch(InitializeParams{Cwd: cwd, AgentDir: agent}, list)
+	w := newSkillWatch(Source{Cwd: cwd, AgentDir: agent}, list)
 	now := time.Now()
 
 	if _, ok := w.check(now, list); ok {
@@ -90,7 +90,7 @@ func TestWatchRootsTrust(t *testing.T) {
 	agent := t.TempDir()
 	no, yes := false, true
 	count := func(tr *bool) (project int) {
-		for _, r := range watchRoots(InitializeParams{Cwd: cwd, AgentDir: agent, Trusted: tr}) {
+		for _, r := range watchRoots(Source{Cwd: cwd, AgentDir: agent, Trusted: tr}) {
 			if strings.HasPrefix(r.Path, cwd) {
 				project++
 			}

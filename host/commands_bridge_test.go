@@ -1,4 +1,4 @@
-package protocol
+package host
 
 import (
 	"os"
@@ -35,6 +35,6 @@ func TestBridgeCommandsMatch(t *testing.T) {
 		got = append(got, CommandSpec{Name: name, Description: desc})
 	}
 	if diff := cmp.Diff(commandSpecs(), got); diff != "" {
-		t.Errorf("extension/commands.ts COMMANDS differ from protocol.commandSpecs (-sidecar +bridge):\n%s", diff)
+		t.Errorf("extension/commands.ts COMMANDS differ from host.commandSpecs (-sidecar +bridge):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package protocol
+package host
 
 import (
 	"fmt"
@@ -35,10 +35,10 @@ func TestReattachBlock(t *testing.T) {
 	}
 	small := writeTestSkill(t, dir, "small", "Short instructions.\n")
 	big := writeTestSkill(t, dir, "big", long.String())
-	cat := newCatalog([]HostSkill{small, big})
+	cat := NewIndex([]HostSkill{small, big})
 
 	// Whole: the skill tool's own text and hash.
-	block, r, ok := reattachBlock(cat, rules.ReattachItem{Skill: "small", Outcome: rules.ReattachWhole, Tokens: 100, Granted: 100})
+	block, r, ok := cat.reattachBlock(rules.ReattachItem{Skill: "small", Outcome: rules.ReattachWhole, Tokens: 100, Granted: 100})
 	want := cat.loadSkill("small")
 	if !ok || block != want.Text || r.Hash != want.Hash || r.Cut || r.Chars != int64(len(want.Text)) {
 		t.Fatalf("whole block: ok %v cut %v hash %s (want %s)\n%s", ok, r.Cut, r.Hash, want.Hash, block)
@@ -47,7 +47,7 @@ func TestReattachBlock(t *testing.T) {
 	// Cut: within the grant, ends at a line break, and the note's offset
 	// is the file line of the first line left out.
 	grant := int64(800)
-	block, r, ok = reattachBlock(cat, rules.ReattachItem{Skill: "big", Outcome: rules.ReattachCut, Tokens: 6000, Granted: grant})
+	block, r, ok = cat.reattachBlock(rules.ReattachItem{Skill: "big", Outcome: rules.ReattachCut, Tokens: 6000, Granted: grant})
 	if !ok || !r.Cut {
 		t.Fatalf("cut block: ok %v cut %v", ok, r.Cut)
 	}
@@ -74,14 +74,14 @@ func TestReattachBlock(t *testing.T) {
 	}
 
 	// Too small a grant: nothing; an unknown skill: nothing.
-	if _, _, ok := reattachBlock(cat, rules.ReattachItem{Skill: "big", Outcome: rules.ReattachCut, Tokens: 6000, Granted: 150}); ok {
+	if _, _, ok := cat.reattachBlock(rules.ReattachItem{Skill: "big", Outcome: rules.ReattachCut, Tokens: 6000, Granted: 150}); ok {
 		t.Error("a grant too small for any useful part gave a block")
 	}
-	if _, _, ok := reattachBlock(cat, rules.ReattachItem{Skill: "ghost", Outcome: rules.ReattachWhole, Granted: 100}); ok {
+	if _, _, ok := cat.reattachBlock(rules.ReattachItem{Skill: "ghost", Outcome: rules.ReattachWhole, Granted: 100}); ok {
 		t.Error("an unknown skill gave a block")
 	}
 	// A file grown since its load is cut to its grant.
-	block, r, ok = reattachBlock(cat, rules.ReattachItem{Skill: "big", Outcome: rules.ReattachWhole, Tokens: 700, Granted: 700})
+	block, r, ok = cat.reattachBlock(rules.ReattachItem{Skill: "big", Outcome: rules.ReattachWhole, Tokens: 700, Granted: 700})
 	if !ok || !r.Cut || rules.EstimateTokens(rules.RuneCount(block)) > 700 {
 		t.Errorf("grown file: ok %v cut %v, %d tokens", ok, r.Cut, rules.EstimateTokens(rules.RuneCount(block)))
 	}

@@ -1,12 +1,14 @@
-package protocol
+package host
 
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -36,7 +38,7 @@ type skillWatch struct {
 // watchRoots lists the folders to scan for added skills: the ones Pi scans
 // for cwd and agentDir (project folders only when the project is trusted
 // or the host has no notion of trust).
-func watchRoots(p InitializeParams) []skills.Root {
+func watchRoots(p Source) []skills.Root {
 	home, _ := os.UserHomeDir()
 	var out []skills.Root
 	for _, r := range skills.Roots(skills.Options{Home: home, AgentDir: p.AgentDir, Cwd: p.Cwd}) {
@@ -59,7 +61,7 @@ func hostPaths(list []HostSkill) []string {
 }
 
 // newSkillWatch takes the first snapshot.
-func newSkillWatch(p InitializeParams, list []HostSkill) *skillWatch {
+func newSkillWatch(p Source, list []HostSkill) *skillWatch {
 	w := &skillWatch{roots: watchRoots(p)}
 	w.base = skills.TakeSnapshot(w.roots, hostPaths(list))
 	return w
@@ -141,4 +143,29 @@ func changeMessage(sc skills.SkillChanges) string {
 		msg += " The list of skills the model sees is updated at the next session or after /reload."
 	}
 	return msg
+}
+
+// reindex checks the skill files (at most every few seconds) and, when
+// they changed and settled, loads the world again whole, so that ranking,
+// the engine's catalog and the configuration follow them; the listing in
+// the system prompt stays until the host reloads. The user is told what
+// changed, and any problem of the new world not reported before.
+func (s *Session) reindex(now time.Time) {
+	if s.watch == nil {
+		return
+	}
+	ch, ok := s.watch.check(now, s.world.Skills.list)
+	if !ok {
+		return
+	}
+	old := s.world.Diagnostics
+	w := Load(s.src)
+	s.world = w
+	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.Catalog, Config: &w.Config})
+	s.tell("info", changeMessage(describeChanges(ch, w.Skills.list)))
+	for _, d := range w.Diagnostics {
+		if !slices.Contains(old, d) {
+			s.tell("warning", "skill-lifecycle: "+d)
+		}
+	}
 }

@@ -1,0 +1,149 @@
+package host
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+)
+
+// BeforeRequest takes the loads the coming model request carries, in
+// context order, and says which to replace by their placeholders. Loads
+// the engine has not seen are recorded as new; a pending skill tool load
+// the request does not carry never reached the context and is forgotten;
+// a file of a skill's folder goes with the skill's live body.
+func (s *Session) BeforeRequest(p BeforeRequestParams) (BeforeRequestResult, error) {
+	for i, l := range p.Loads {
+		if l.ID == "" {
+			return BeforeRequestResult{}, missing(fmt.Sprintf("loads[%d].id", i))
+		}
+		if l.Skill == "" {
+			return BeforeRequestResult{}, missing(fmt.Sprintf("loads[%d].skill", i))
+		}
+		switch l.Kind {
+		case lifecycle.ByTool, lifecycle.ByRead, lifecycle.ByCommand, lifecycle.ByReattach, KindResource:
+		default:
+			return BeforeRequestResult{}, &ParamError{fmt.Sprintf("loads[%d].kind", i), fmt.Sprintf("%q is not one of tool, read, command, reattach, resource", l.Kind)}
+		}
+	}
+	listed := make([]string, 0, len(p.Loads))
+	carried := make(map[string]bool, len(p.Loads))
+	for _, l := range p.Loads {
+		carried[l.ID] = true
+		if l.Kind != KindResource {
+			listed = append(listed, l.ID)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.pending)) {
+		if !carried[id] {
+			s.apply(lifecycle.Event{Type: lifecycle.EvForget, ID: id})
+		}
+	}
+	s.pending = nil
+	for _, l := range p.Loads {
+		if l.Kind == KindResource {
+			s.apply(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size}})
+			continue
+		}
+		s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash}})
+	}
+	r := requestOf(p, s.eng.Archived())
+	r.Listed = listed
+	r.Cache = modelCache(s.models, s.current, s.retention)
+	s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})
+	archived := s.eng.Archived()
+	res := BeforeRequestResult{Archive: []Replacement{}}
+	for _, l := range p.Loads {
+		if ph, ok := archived[l.ID]; ok {
+			res.Archive = append(res.Archive, Replacement{ID: l.ID, Placeholder: ph})
+		}
+	}
+	return res, nil
+}
+
+// requestOf describes the coming request to the engine. The host gives
+// offsets in the request as it would be without replacements; the bodies
+// archived already are sent as their placeholders, so every later offset
+// moves back by what each of them saves (sizes in UTF-16 units, as the
+// host counts them).
+func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Request {
+	r := lifecycle.Request{
+		SincePrevious: msDuration(p.SincePreviousMs),
+		CacheCold:     p.CacheCold,
+		CacheWarm:     p.CacheWarm,
+		CacheStopped:  p.CacheStopped,
+		SinceWarmed:   msDuration(p.SinceWarmedMs),
+		ModelChanged:  p.ModelChanged,
+		CharsPerUnit:  1,
+		PreviousUsage: p.PreviousUsage.usage(),
+	}
+	if p.Total <= 0 {
+		return r
+	}
+	var shift int64 // characters saved by replacements before the current body
+	for _, l := range p.Loads {
+		off := max(l.Offset-shift, 0)
+		size := l.Size
+		if ph, ok := archived[l.ID]; ok {
+			size = utf16Len(ph)
+			shift += max(l.Size-size, 0)
+		}
+		r.Bodies = append(r.Bodies, lifecycle.BodyPosition{ID: l.ID, Offset: off, Size: size})
+	}
+	r.Total = max(p.Total-shift, 0)
+	if p.PreviousSize > 0 && p.PreviousSize <= p.Total {
+		r.Previous = sentOffset(p.PreviousSize, p.Loads, archived)
+	}
+	if p.ChangedFrom > 0 {
+		r.ChangedFrom = max(sentOffset(p.ChangedFrom, p.Loads, archived), 1)
+	}
+	return r
+}
+
+// sentOffset maps offset x of the request without replacements (the
+// host's view) to the request as it is sent: less what the bodies archived
+// before x save; an offset inside an archived body falls at its
+// placeholder.
+func sentOffset(x int64, loads []LoadRef, archived map[string]string) int64 {
+	cut := x
+	for _, l := range loads {
+		ph, ok := archived[l.ID]
+		if !ok {
+			continue
+		}
+		n := utf16Len(ph)
+		switch {
+		case l.Offset+l.Size <= x:
+			cut -= max(l.Size-n, 0)
+		case l.Offset < x:
+			// Inside the body: what of it lies past the placeholder's end
+			// is gone.
+			cut -= max(x-l.Offset-n, 0)
+		}
+	}
+	return max(cut, 0)
+}
+
+// msDuration converts milliseconds, clamping negative values to zero.
+func msDuration(ms int64) time.Duration {
+	if ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// utf16Len is the length of s in UTF-16 code units, as the host
+// (JavaScript) counts it.
+func utf16Len(s string) int64 {
+	var n int64
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}

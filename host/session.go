@@ -1,0 +1,336 @@
+package host
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/guard"
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/models"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// Sink receives what a session sends the host besides its answers, in
+// order, before the answer of the event that caused it.
+type Sink interface {
+	// Record is a decision to append to the session (host/appendEntry).
+	Record(d lifecycle.Decision)
+	// Notify is a line for the user, as terminal text (host/notify).
+	Notify(level, message string)
+	// SetModel asks the host to switch the model (host/setModel).
+	SetModel(p SetModelParams)
+}
+
+// Session is the host model of one session: the world, the engine, and
+// what the host has shown of the context (the loads pending since the
+// skill tool ran, the bodies the last request carried). The sidecar and
+// replay drive it alike; each method is one host event. It is not safe
+// for concurrent use.
+type Session struct {
+	src       Source
+	world     *World
+	eng       *lifecycle.Engine
+	sink      Sink
+	models    []HostModel
+	current   *ModelRef
+	thinking  string
+	retention string
+	watch     *skillWatch // live re-index (reindex.go); nil: none
+	// pending holds the loads recorded at skill/load (or taken back from
+	// the records at session/restore) that no before_request has listed
+	// yet: one the next request does not carry never reached the context
+	// and is forgotten there.
+	pending map[string]bool
+}
+
+// Options of a session opened for a host.
+type Options struct {
+	// Watch checks the skill files before each user prompt and re-reads
+	// them when they changed (the sidecar).
+	Watch bool
+}
+
+// Open starts the session a host's initialize describes: it loads the
+// world (Load) and tells the engine the host's current model.
+func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult, error) {
+	if p.Cwd == "" {
+		return nil, InitializeResult{}, missing("cwd")
+	}
+	src := Source{Skills: p.Skills, Cwd: p.Cwd, AgentDir: p.AgentDir, Trusted: p.Trusted}
+	s := New(Load(src), p, sink)
+	s.src = src
+	if o.Watch {
+		s.watch = newSkillWatch(src, s.world.Skills.list)
+	}
+	diags := append([]string{}, s.world.Diagnostics...)
+	for _, d := range s.eng.ModelDiagnostics() {
+		diags = append(diags, d.String())
+	}
+	return s, InitializeResult{
+		SystemPromptSection: s.world.section(),
+		Tool:                toolSpec(),
+		Commands:            commandSpecs(),
+		Diagnostics:         terminalLines(diags),
+	}, nil
+}
+
+// New starts a session over world w, with the models, the current model
+// and the retention tier p gives (its skills and folders are w's).
+func New(w *World, p InitializeParams, sink Sink) *Session {
+	s := &Session{world: w, sink: sink, models: p.Models, current: p.CurrentModel, thinking: p.ThinkingLevel, retention: p.CacheRetention}
+	s.eng = lifecycle.New(w.Catalog, w.Config)
+	reg := registryOf(p.Models)
+	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Registry: &reg})
+	s.hostModel()
+	return s
+}
+
+// Engine is the session's engine, for queries.
+func (s *Session) Engine() *lifecycle.Engine { return s.eng }
+
+// World is the session's world.
+func (s *Session) World() *World { return s.world }
+
+// apply hands ev to the engine, the engine's one door, and sends what it
+// decided to the host.
+func (s *Session) apply(ev lifecycle.Event) []lifecycle.Decision {
+	// Every event is built here with the field its type reads: Apply
+	// has no error to give.
+	ds, _ := s.eng.Apply(ev)
+	s.emit(ds)
+	return ds
+}
+
+// emit sends each decision to the host as a session entry, and carries
+// out the model decisions: a switch or restore becomes host/setModel (and
+// a line for the user), a model problem a warning.
+func (s *Session) emit(ds []lifecycle.Decision) {
+	for _, d := range ds {
+		s.sink.Record(d)
+		if d.Model == nil {
+			continue
+		}
+		switch d.Action {
+		case lifecycle.ActModel, lifecycle.ActModelRestore:
+			if d.Model.Provider == "" || d.Model.Model == "" {
+				continue
+			}
+			s.sink.SetModel(SetModelParams{Provider: d.Model.Provider, ID: d.Model.Model, ThinkingLevel: string(d.Model.Thinking)})
+			if d.Model.Message != "" {
+				s.tell("info", "skill-lifecycle: "+d.Model.Message)
+			}
+		case lifecycle.ActModelReport:
+			s.tell("warning", "skill-lifecycle: "+d.Model.Message)
+		}
+	}
+}
+
+// tell sends the user a one-line message, with the control characters
+// of any skill text in it made visible (skills.TerminalText).
+func (s *Session) tell(level, msg string) { s.sink.Notify(level, skills.TerminalText(msg)) }
+
+// hostModel tells the engine the host's current model (at start and
+// after a restore), without recording it (hostModelDecisions).
+func (s *Session) hostModel() {
+	sel, ok := selection(s.current, s.thinking)
+	if !ok {
+		return
+	}
+	ds, _ := s.eng.Apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel})
+	s.emit(hostModelDecisions(ds))
+}
+
+// setWorld replaces the world whole: the engine takes its catalog and
+// configuration, the re-index starts over from its files.
+func (s *Session) setWorld(w *World) {
+	s.world = w
+	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.Catalog, Config: &w.Config})
+	if s.watch != nil {
+		s.watch.rebase(w.Skills.list)
+	}
+}
+
+// SkillsUpdate takes the host's new skill list (a reload): the world is
+// loaded again whole, the engine keeps its bodies.
+func (s *Session) SkillsUpdate(p SkillsUpdateParams) (SkillsUpdateResult, error) {
+	s.src.Skills = p.Skills
+	w := Load(s.src)
+	s.setWorld(w)
+	return SkillsUpdateResult{SystemPromptSection: w.section(), Diagnostics: terminalLines(w.Diagnostics)}, nil
+}
+
+// SkillLoad answers the skill tool. Under the "already-loaded" dedupe, a
+// body the model sees whole is answered with a note (gate.go). With a
+// callId, a body delivered is a load from now on (pending until the next
+// request lists it).
+func (s *Session) SkillLoad(p SkillLoadParams) (SkillLoadResult, error) {
+	if p.Name == "" {
+		return SkillLoadResult{}, missing("name")
+	}
+	res := s.world.Skills.loadSkill(p.Name)
+	if !res.Found {
+		return res, nil
+	}
+	if text, ok := s.ToolLoad(p.CallID, res.Name, res.Hash, utf16Len(res.Text)); ok {
+		res.Text, res.AlreadyLoaded, res.Files = text, true, nil
+	}
+	return res, nil
+}
+
+// ToolLoad is a skill tool load of skill's body with content hash hash
+// and size (UTF-16 units, as the host counts them), under id (the load
+// id of its result; "" records nothing): the "already loaded" gate, then
+// the load. It returns the note that answers the call instead of the
+// body, with ok, when the identical body is visible.
+func (s *Session) ToolLoad(id, skill, hash string, size int64) (note string, ok bool) {
+	if s.world.Config.Dedupe == rules.DedupeAlreadyLoaded {
+		if note, ok := s.alreadyLoaded(skill, hash); ok {
+			return note, true
+		}
+	}
+	if id == "" {
+		return "", false
+	}
+	// The body is in the context from the tool result on: the engine
+	// learns of it now, so that what the load decides (archiving others
+	// mid-run, a model tier) applies from the next request. It stays
+	// pending until a request carries it.
+	ds := s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: id, Skill: skill, Size: size, Kind: lifecycle.ByTool, Hash: hash}})
+	for _, d := range ds {
+		if d.Action == lifecycle.ActLoad && d.ID == id {
+			if s.pending == nil {
+				s.pending = map[string]bool{}
+			}
+			s.pending[id] = true
+		}
+	}
+	return "", false
+}
+
+// ToolCall says whether a host tool call is blocked (package guard).
+func (s *Session) ToolCall(p ToolCallParams) (ToolCallResult, error) {
+	if p.ToolName == "" {
+		return ToolCallResult{}, missing("toolName")
+	}
+	if !s.world.Config.BlockDirectSkillReads {
+		return ToolCallResult{}, nil
+	}
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd = s.src.Cwd
+	}
+	v := guard.Check(p.ToolName, p.Input, cwd, s.world.Skills.SkillFile)
+	return ToolCallResult{Block: v.Block, Reason: v.Reason, Skill: v.Skill}, nil
+}
+
+// UserPrompt judges the live bodies against the user's prompt, after the
+// re-index of changed skill files (reindex.go).
+func (s *Session) UserPrompt(p UserPromptParams) error {
+	s.reindex(time.Now())
+	s.apply(lifecycle.Event{Type: lifecycle.EvPrompt, Text: p.Text})
+	return nil
+}
+
+// RunStart marks the start of an agent run.
+func (s *Session) RunStart() { s.apply(lifecycle.Event{Type: lifecycle.EvRunStart}) }
+
+// RunEnd marks the end of an agent run.
+func (s *Session) RunEnd() { s.apply(lifecycle.Event{Type: lifecycle.EvRunEnd}) }
+
+// ModelChanged takes the model the user or the host selected.
+func (s *Session) ModelChanged(p ModelChangedParams) error {
+	if p.Model.Provider == "" || p.Model.ID == "" {
+		return missing("model.provider and model.id")
+	}
+	s.current = &ModelRef{Provider: p.Model.Provider, ID: p.Model.ID}
+	s.thinking = p.ThinkingLevel
+	sel, _ := selection(s.current, p.ThinkingLevel)
+	s.apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel})
+	return nil
+}
+
+// ModelSwitchFailed takes a switch the host could not make.
+func (s *Session) ModelSwitchFailed(p ModelSwitchFailedParams) error {
+	if p.Provider == "" || p.ID == "" {
+		return missing("provider and id")
+	}
+	s.apply(lifecycle.Event{Type: lifecycle.EvModelFailed, ModelRef: &models.ModelRef{Provider: p.Provider, ID: p.ID}, Text: p.Reason})
+	return nil
+}
+
+// Restore rebuilds the engine's state from the session's records (a
+// resume, a fork, a move in the tree). The restored skill tool loads are
+// pending, and nothing counts as visible, until the next request says
+// what the context holds.
+func (s *Session) Restore(p SessionRestoreParams) (SessionRestoreResult, error) {
+	recs, orig, probs := DecodeRecords(p.Records)
+	s.apply(lifecycle.Event{Type: lifecycle.EvRestore, Records: recs, RequestCount: p.RequestCount})
+	for _, pr := range s.eng.RestoreProblems() {
+		if pr.Index >= 0 && pr.Index < len(orig) {
+			pr.Index = orig[pr.Index]
+		}
+		probs = append(probs, pr)
+	}
+	skipped := 0
+	for _, pr := range probs {
+		if !pr.Applied {
+			skipped++
+		}
+	}
+	s.pending = nil
+	for _, b := range s.eng.Loaded() {
+		if b.Kind == lifecycle.ByTool {
+			if s.pending == nil {
+				s.pending = map[string]bool{}
+			}
+			s.pending[b.ID] = true
+		}
+	}
+	n := len(s.eng.Archived())
+	// The host restored its own model from the session: tell the engine
+	// which one is in use now.
+	s.hostModel()
+	return SessionRestoreResult{Restored: len(p.Records) - skipped, Problems: probs, Archived: n}, nil
+}
+
+// DecodeRecords reads the data of the session's entries of RecordType:
+// the records, the index in raw of each, and a problem for each that is
+// not a decision.
+func DecodeRecords(raw []json.RawMessage) (recs []lifecycle.Record, orig []int, probs []lifecycle.Problem) {
+	recs = make([]lifecycle.Record, 0, len(raw))
+	orig = make([]int, 0, len(raw))
+	for i, r := range raw {
+		var d lifecycle.Record
+		if err := json.Unmarshal(r, &d); err != nil {
+			probs = append(probs, lifecycle.Problem{Index: i, Message: fmt.Sprintf("record %d is not a decision: %v", i, err)})
+			continue
+		}
+		recs = append(recs, d)
+		orig = append(orig, i)
+	}
+	return recs, orig, probs
+}
+
+// RecordType is the customType of the session entries that hold the
+// records (host/appendEntry), which session/restore takes back.
+const RecordType = "skill-lifecycle"
+
+// ParamError says what is wrong with a call's params: Field names the
+// field ("loads[2].kind"), Problem what is wrong with it.
+type ParamError struct{ Field, Problem string }
+
+func (e *ParamError) Error() string { return e.Field + ": " + e.Problem }
+
+func missing(field string) error { return &ParamError{field, "missing (required)"} }
+
+// terminalLines is each of lines (diagnostics, one a line) made visible
+// for the terminal (skills.TerminalText).
+func terminalLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = skills.TerminalText(l)
+	}
+	return out
+}
