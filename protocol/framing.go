@@ -2,178 +2,207 @@ package protocol
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // DefaultMaxMessage is the largest message body the server reads (bytes).
 const DefaultMaxMessage = 64 << 20
 
-// malformedMethod is the notification the codec hands to the server in
-// place of a message it could not read, so that the connection survives bad
-// input and the server can answer with a JSON-RPC error.
-const malformedMethod = "$/malformed"
+// maxHeaderLine bounds one header line (bytes, its line end included).
+const maxHeaderLine = 4096
 
-// malformedParams describes the unreadable message.
-type malformedParams struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	ID      json.RawMessage `json:"id,omitempty"` // the request's id when it could be recovered
-}
-
-// frameCodec reads and writes LSP-style frames (Content-Length header, blank
-// line, JSON body), like jsonrpc2.VSCodeObjectCodec, but does not give up on
-// the stream when one message is bad: an invalid header, an oversized body,
-// invalid JSON or a JSON value that is not a JSON-RPC message becomes a
-// malformedMethod notification.
+// codec reads and writes the frames jsonrpc2.VSCodeObjectCodec reads and
+// writes (a Content-Length header, a blank line, the JSON body), within a
+// size bound: a frame it cannot read (no valid Content-Length, a header
+// line over maxHeaderLine, a body over max) gets its error and ends the
+// connection, since where the next frame starts is then unknown; the host
+// starts a new sidecar. A frame read whole whose body is no request (bad
+// JSON, not a JSON-RPC message, an id that is neither an integer nor a
+// string) gets its error and the connection goes on.
 //
-// It also echoes request ids as the host wrote them (rpcid.go): on reading,
-// the id of each request is replaced by one of ids, and on writing the
-// host's id is put back into the response. A codec without ids (the zero
-// value) leaves ids to jsonrpc2.
-type frameCodec struct {
+// jsonrpc2 decodes a request's params into interface values and encodes
+// them again (ten times a 10 MB prompt), and its ids are unsigned: so the
+// codec hands it each request with the id "r" and no params, keeps the
+// id and the params as the host wrote them, and puts the id back into the
+// response. Requests are handled one at a time, each answered before the
+// next is read, so one slot of each is enough.
+type codec struct {
 	max int64
-	ids *idTable
+	w   io.Writer // the connection, for the errors the codec answers itself
+
+	mu     sync.Mutex
+	id     json.RawMessage // the id of the request being handled
+	params json.RawMessage // the params of the message just read
 }
 
-// newFrameCodec returns the server's codec: messages up to max bytes
-// (none when max is 0), request ids echoed as written.
-func newFrameCodec(max int64) frameCodec {
-	return frameCodec{max: max, ids: newIDTable()}
-}
+// codecID is the id jsonrpc2 sees for every request.
+const codecID = `"r"`
 
-func (c frameCodec) WriteObject(stream io.Writer, obj any) error {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	data = c.ids.restore(data)
-	if _, err := fmt.Fprintf(stream, "Content-Length: %d\r\n\r\n", len(data)); err != nil {
-		return err
-	}
-	_, err = stream.Write(data)
-	return err
-}
+// errFrame ends the connection after a frame the codec could not read.
+var errFrame = errors.New("protocol: unreadable frame")
 
-func (c frameCodec) ReadObject(stream *bufio.Reader, v any) error {
-	length := int64(-1)
-	var headerErr string
-	sawHeader := false
+func (c *codec) ReadObject(r *bufio.Reader, v any) error {
 	for {
-		line, err := readHeaderLine(stream)
+		n, err := c.header(r)
 		if err != nil {
-			if err == io.EOF && (line != "" || sawHeader) {
-				return io.ErrUnexpectedEOF
-			}
 			return err
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			if !sawHeader {
-				continue // stray blank line between frames
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return io.ErrUnexpectedEOF
+		}
+		msg, ok := c.request(body)
+		if ok {
+			return json.Unmarshal(msg, v)
+		}
+	}
+}
+
+// header reads a frame's headers and returns its Content-Length; a frame
+// it cannot read is answered with an error and ends the connection.
+func (c *codec) header(r *bufio.Reader) (int64, error) {
+	length, seen := int64(-1), false
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxHeaderLine {
+			return 0, c.refuse(CodeParseError, fmt.Sprintf("a header line is over %d bytes", maxHeaderLine))
+		}
+		if err != nil {
+			if err == io.EOF && len(line) == 0 && !seen {
+				return 0, io.EOF
+			}
+			return 0, io.ErrUnexpectedEOF
+		}
+		text := strings.TrimRight(string(line), "\r\n")
+		if text == "" {
+			if !seen {
+				continue // a stray blank line between frames
 			}
 			break
 		}
-		sawHeader = true
-		// Resynchronise after a bad frame: the rest of an unread or
-		// partly read body runs, without a line end, into the next
-		// frame's header, so a Content-Length header is looked for
-		// anywhere in the line, not only at its start; the last one is
-		// the next frame's (the body may quote the header's text).
-		if i := lastIndexFold(line, "content-length:"); i > 0 {
-			line = line[i:]
-			headerErr = ""
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			headerErr = fmt.Sprintf("invalid header line %q", truncate(line, 80))
-			continue
-		}
+		seen = true
+		name, value, _ := strings.Cut(text, ":")
 		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
 			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 			if err != nil || n < 0 {
-				headerErr = fmt.Sprintf("invalid Content-Length %q", truncate(strings.TrimSpace(value), 40))
-				continue
+				return 0, c.refuse(CodeParseError, fmt.Sprintf("invalid Content-Length %q", truncate(strings.TrimSpace(value), 40)))
 			}
 			length = n
 		}
 	}
-	if length < 0 {
-		if headerErr == "" {
-			headerErr = "missing Content-Length header"
-		}
-		return malformed(v, CodeParseError, headerErr, nil)
+	switch {
+	case length < 0:
+		return 0, c.refuse(CodeParseError, "missing Content-Length header")
+	case c.max > 0 && length > c.max:
+		return 0, c.refuse(CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes; its body is not read", length, c.max))
 	}
-	if c.max > 0 && length > c.max {
-		// Refused at once, its body unread: skipping it by the declared
-		// length would wait for that many bytes (2 GiB for a lying
-		// header) and ignore every message sent meanwhile. The next read
-		// resynchronises on the next Content-Length header instead, as
-		// after any bad frame, which costs no memory however long the
-		// body is (readHeaderLine keeps the last 4 KiB of a line).
-		return malformed(v, CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes; its body is not read", length, c.max), nil)
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(stream, body); err != nil {
-		return io.ErrUnexpectedEOF
-	}
+	return length, nil
+}
+
+// request checks a frame's body and returns the message to hand
+// jsonrpc2, with its id and params kept aside; ok is false for a body
+// answered with an error here.
+func (c *codec) request(body []byte) (msg []byte, ok bool) {
 	if !json.Valid(body) {
-		return malformed(v, CodeParseError, "invalid JSON in message body", nil)
+		c.answer(nil, CodeParseError, "invalid JSON in message body")
+		return nil, false
 	}
-	body, sub, raw := c.ids.substitute(body)
-	if err := json.Unmarshal(body, v); err != nil {
-		id := sub
-		if id == nil {
-			id = c.ids.errorID(raw)
+	var m struct {
+		ID, Method, Params, Result, Error json.RawMessage
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		c.answer(nil, CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error())
+		return nil, false
+	}
+	id := m.ID
+	if id != nil && !validID(id) {
+		c.answer(nil, CodeInvalidRequest, fmt.Sprintf("id %s: a request id is an integer or a string", truncate(string(id), 40)))
+		return nil, false
+	}
+	var method string
+	if m.Method == nil || json.Unmarshal(m.Method, &method) != nil {
+		if m.Method == nil && (m.Result != nil || m.Error != nil) {
+			return nil, false // a response: the server sends no requests
 		}
-		return malformed(v, CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error(), id)
+		c.answer(id, CodeInvalidRequest, "not a JSON-RPC 2.0 message: method: a string is required")
+		return nil, false
 	}
-	return nil
+	c.mu.Lock()
+	c.id, c.params = id, m.Params
+	c.mu.Unlock()
+	if id == nil {
+		msg, _ = json.Marshal(map[string]string{"jsonrpc": "2.0", "method": method})
+		return msg, true
+	}
+	msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "id": json.RawMessage(codecID)})
+	return msg, true
 }
 
-// maxHeaderLine is how much of one header line is kept. A longer line (a
-// header without a line end, or the tail of a bad body running into the next
-// header) is read to its end but only its last maxHeaderLine bytes are
-// kept, where a Content-Length header to resynchronise on would be.
-const maxHeaderLine = 4096
-
-// readHeaderLine reads one line, line end included, keeping at most its
-// last maxHeaderLine bytes, so that a huge line costs no memory.
-func readHeaderLine(r *bufio.Reader) (string, error) {
-	var kept []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		kept = append(kept, chunk...)
-		if len(kept) > maxHeaderLine {
-			kept = append(kept[:0], kept[len(kept)-maxHeaderLine:]...)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return string(kept), err
+// validID reports whether raw (JSON) is an integer in int64's range or a
+// string, the ids accepted, as gopls' jsonrpc2 accepts them.
+func validID(raw json.RawMessage) bool {
+	if raw[0] == '"' {
+		return true // json.Valid said it is a whole string
 	}
+	_, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil
 }
 
-// lastIndexFold is strings.LastIndex for an ASCII lower-case needle,
-// ignoring case.
-func lastIndexFold(s, lower string) int {
-	n := len(lower)
-	for i := len(s) - n; i >= 0; i-- {
-		if strings.EqualFold(s[i:i+n], lower) {
-			return i
-		}
-	}
-	return -1
+// takeParams returns the params of the message just read, as written
+// (nil without params).
+func (c *codec) takeParams() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.params
+	c.params = nil
+	return p
 }
 
-// malformed fills v with a malformedMethod notification.
-func malformed(v any, code int, msg string, id json.RawMessage) error {
-	p, _ := json.Marshal(malformedParams{Code: code, Message: msg, ID: id})
-	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, malformedMethod, p)
-	return json.Unmarshal([]byte(note), v)
+// refuse answers a frame the codec could not read and ends the
+// connection.
+func (c *codec) refuse(code int, msg string) error {
+	c.answer(nil, code, msg)
+	return fmt.Errorf("%w: %s", errFrame, msg)
+}
+
+// answer writes an error response (id: the request's, or null).
+func (c *codec) answer(id json.RawMessage, code int, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	_ = frame(c.w, data)
+}
+
+func (c *codec) WriteObject(w io.Writer, obj any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	// A response: put the host's id back (jsonrpc2 writes it first).
+	if rest, ok := bytes.CutPrefix(data, []byte(`{"id":`+codecID)); ok {
+		c.mu.Lock()
+		id := c.id
+		c.mu.Unlock()
+		data = append(append([]byte(`{"id":`), id...), rest...)
+	}
+	return frame(w, data)
+}
+
+// frame writes one message.
+func frame(w io.Writer, data []byte) error {
+	if _, err := fmt.Fprintf(w, "Content-Length: %d\r\n\r\n", len(data)); err != nil {
+		return err
+	}
+	_, err := w.Write(data)
+	return err
 }
 
 func truncate(s string, n int) string {

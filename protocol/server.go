@@ -49,8 +49,7 @@ type Server struct {
 	state serverState
 	sess  *host.Session
 	conn  *jsonrpc2.Conn
-	out   jsonrpc2.ObjectStream
-	ids   *idTable // the codec's: the params of each request (rpcid.go)
+	codec *codec
 	exit  chan struct{}
 	once  sync.Once
 	// shutDown is set with state = stateShutDown; Serve reads it without
@@ -73,11 +72,10 @@ func NewServer(opts Options) *Server {
 // request's answer is never sent): a process that ends when Serve returns
 // stops promptly on a signal whatever it was doing.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	codec := newFrameCodec(s.opts.MaxMessage)
+	codec := &codec{max: s.opts.MaxMessage, w: rwc}
 	stream := jsonrpc2.NewBufferedStream(rwc, codec)
 	s.mu.Lock()
-	s.out = stream
-	s.ids = codec.ids
+	s.codec = codec
 	s.mu.Unlock()
 	logger := s.opts.Log
 	if logger == nil {
@@ -123,6 +121,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 }
 
 func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) {
+	params := s.codec.takeParams()
 	switch req.Method {
 	case MethodExit:
 		s.once.Do(func() { close(s.exit) })
@@ -130,27 +129,9 @@ func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) 
 		s.mu.Lock()
 		ready := s.state == stateReady
 		s.mu.Unlock()
-		if ready && req.Params != nil {
-			c := &call{s: s, ctx: ctx, conn: s.conn, params: *req.Params, method: req.Method}
+		if ready && params != nil {
+			c := &call{s: s, ctx: ctx, conn: s.conn, params: params, method: req.Method}
 			_, _ = handlers[MethodModelSwitchFailed](c)
-		}
-	case malformedMethod:
-		var p malformedParams
-		_ = json.Unmarshal(*req.Params, &p)
-		id := json.RawMessage("null")
-		if len(p.ID) > 0 {
-			id = p.ID
-		}
-		resp, _ := json.Marshal(map[string]any{
-			"jsonrpc": "2.0",
-			"id":      id,
-			"error":   map[string]any{"code": p.Code, "message": p.Message},
-		})
-		s.mu.Lock()
-		out := s.out
-		s.mu.Unlock()
-		if out != nil {
-			_ = out.WriteObject(json.RawMessage(resp))
 		}
 	}
 	// Other notifications are ignored, as JSON-RPC requires.
@@ -160,17 +141,8 @@ func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) 
 func (s *Server) dispatch(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
 	s.mu.Lock()
 	state := s.state
-	ids := s.ids
 	s.mu.Unlock()
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
-	if req.ID.IsString {
-		if kept, ok := ids.takeParams(req.ID.Str); ok {
-			params = kept // as the host wrote them (the codec kept them aside)
-		}
-	}
+	params := s.codec.takeParams() // as the host wrote them
 	h, known := handlers[req.Method]
 	switch {
 	case !known:

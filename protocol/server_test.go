@@ -420,22 +420,31 @@ func TestCommandList(t *testing.T) {
 	}
 }
 
-// TestMalformedInput writes bad frames by hand: each gets a JSON-RPC error
-// and the server keeps answering.
+// TestMalformedInput writes bad messages by hand: a body that is no
+// request gets its error and the server keeps answering; a frame it
+// cannot read (over the limit, no valid Content-Length, a header line
+// over 4 KiB) gets its error and the connection ends, its body unread.
 func TestMalformedInput(t *testing.T) {
-	serverEnd, clientEnd := pipes()
-	srv := NewServer(Options{ServerVersion: "test", MaxMessage: 1024})
-	go func() { _ = srv.Serve(context.Background(), serverEnd) }()
-	defer clientEnd.Close()
-	r := bufio.NewReader(clientEnd)
-	send := func(body string) {
-		if _, err := fmt.Fprintf(clientEnd, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+	start := func() (io.Writer, *bufio.Reader, chan error) {
+		serverEnd, clientEnd := pipes()
+		srv := NewServer(Options{ServerVersion: "test", MaxMessage: 1024})
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(context.Background(), serverEnd) }()
+		t.Cleanup(func() { clientEnd.Close() })
+		return clientEnd, bufio.NewReader(clientEnd), done
+	}
+	send := func(w io.Writer, body string) {
+		if _, err := fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
 			t.Fatal(err)
 		}
 	}
-	read := func() map[string]any {
+	read := func(r *bufio.Reader) map[string]any {
+		body, err := readFrame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var v map[string]any
-		if err := (frameCodec{}).ReadObject(r, &v); err != nil {
+		if err := json.Unmarshal(body, &v); err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -445,27 +454,46 @@ func TestMalformedInput(t *testing.T) {
 		c, _ := e["code"].(float64)
 		return c
 	}
-	send(`{"jsonrpc":"2.0","id":1,"method":`)
-	if v := read(); code(v) != CodeParseError || v["id"] != nil {
+	w, r, _ := start()
+	send(w, `{"jsonrpc":"2.0","id":1,"method":`)
+	if v := read(r); code(v) != CodeParseError || v["id"] != nil {
 		t.Errorf("invalid JSON: %v", v)
 	}
-	send(`{"jsonrpc":"2.0","id":7}`)
-	if v := read(); code(v) != CodeInvalidRequest || v["id"] != float64(7) {
+	send(w, `{"jsonrpc":"2.0","id":7}`)
+	if v := read(r); code(v) != CodeInvalidRequest || v["id"] != float64(7) {
 		t.Errorf("neither request nor response: %v", v)
 	}
-	send(`{"jsonrpc":"2.0","id":2,"method":"x","params":"` + strings.Repeat("a", 2000) + `"}`)
-	if v := read(); code(v) != CodeInvalidRequest || !strings.Contains(fmt.Sprint(v["error"]), "exceeds the limit") {
-		t.Errorf("oversized: %v", v)
+	send(w, `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":99,"cwd":"/"}}`)
+	if v := read(r); code(v) != CodeVersionMismatch || v["id"] != float64(3) {
+		t.Errorf("server stopped serving after bad messages: %v", v)
 	}
-	if _, err := fmt.Fprint(clientEnd, "Content-Length: abc\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	if v := read(); code(v) != CodeParseError {
-		t.Errorf("bad Content-Length: %v", v)
-	}
-	send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":99,"cwd":"/"}}`)
-	if v := read(); code(v) != CodeVersionMismatch || v["id"] != float64(3) {
-		t.Errorf("server stopped serving after bad input: %v", v)
+	for _, tc := range []struct {
+		name, raw string
+		code      float64
+		words     string
+	}{
+		{"over the limit", "Content-Length: 2000\r\n\r\n{", CodeInvalidRequest, "exceeds the limit"},
+		{"bad Content-Length", "Content-Length: abc\r\n\r\n", CodeParseError, "invalid Content-Length"},
+		{"no Content-Length", "Content-Type: x\r\n\r\n{}", CodeParseError, "missing Content-Length"},
+		{"header line over 4 KiB", strings.Repeat("x", 5000), CodeParseError, "header line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, r, done := start()
+			// Written aside: the pipes hold nothing, and the server
+			// answers before it has read all of it.
+			go func() { _, _ = io.WriteString(w, tc.raw) }()
+			if v := read(r); code(v) != tc.code || !strings.Contains(fmt.Sprint(v["error"]), tc.words) {
+				t.Errorf("error %v, want code %v with %q", v, tc.code, tc.words)
+			}
+			select {
+			case err := <-done:
+				if !errors.Is(err, ErrExitWithoutShutdown) {
+					t.Errorf("Serve returned %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the connection did not end")
+			}
+		})
 	}
 }
 

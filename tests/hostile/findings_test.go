@@ -1,13 +1,14 @@
 package hostile
 
 // Regression tests for findings of the catalogue (docs/reliability.md): a
-// bad frame costs only itself (the codec resynchronises on the next
-// Content-Length header), a header line without a line end is not buffered
-// whole, a refused skill file comes with the list of loadable skills, and a
+// bad frame is answered with an error and ends the connection (the host
+// starts a new sidecar), a header line without a line end is not buffered,
+// a refused skill file comes with the list of loadable skills, and a
 // response carries the request's id exactly as the host wrote it.
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,10 +18,12 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
 )
 
-// TestHostileRPCFramingResync: after a frame with a bad header or a wrong
-// Content-Length the server answers with an error and, at the latest from
-// the second following message, serves again.
-func TestHostileRPCFramingResync(t *testing.T) {
+// TestHostileRPCBadFrame: a frame with a bad header or a wrong
+// Content-Length is answered with an error, and the server ends the
+// connection (where the next frame starts is unknown; the bridge starts a
+// new sidecar and restores it from the session's records). Serve reports
+// the end without shutdown.
+func TestHostileRPCBadFrame(t *testing.T) {
 	body := `{"jsonrpc":"2.0","id":77,"method":"command","params":{"name":"skills-list"}}`
 	for _, tc := range []struct{ name, raw string }{
 		{"content-length-not-a-number", "Content-Length: abc\r\n\r\n" + body},
@@ -33,55 +36,52 @@ func TestHostileRPCFramingResync(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
 			s.initialize(newPack(t))
-			before := s.decide()
-			s.sendRaw([]byte(tc.raw))
-			var ids []int
+			var more [][]byte
 			for i := 0; i < 3; i++ {
-				id, b := s.request(protocol.MethodCommand, protocol.CommandParams{Name: "skills-list"})
-				ids = append(ids, id)
-				s.send(b)
+				_, b := s.request(protocol.MethodCommand, protocol.CommandParams{Name: "skills-list"})
+				more = append(more, frame([]byte(b)))
 			}
-			deadline := time.After(5 * time.Second)
+			s.sendAside(append([][]byte{[]byte(tc.raw)}, more...)...)
 			sawError := false
+			deadline := time.After(10 * time.Second)
+		read:
 			for {
 				select {
 				case m := <-s.msgs:
-					if m.Error != nil && string(m.ID) == "null" {
-						sawError = true
-						continue
-					}
-					if m.Error == nil && (string(m.ID) == fmt.Sprint(ids[1]) || string(m.ID) == fmt.Sprint(ids[2])) {
-						if !sawError && tc.name != "content-length-too-large" {
-							t.Errorf("no error was reported for the bad frame")
-						}
-						if after := s.listText(); after != before {
-							t.Errorf("state changed")
-						}
-						return
-					}
+					sawError = sawError || (m.Error != nil && string(m.ID) == "null")
+				case <-s.closed:
+					break read
 				case <-deadline:
-					t.Fatalf("the server never served again after the bad frame (error reported: %v)", sawError)
+					t.Fatalf("the connection did not end (error reported: %v)", sawError)
 				}
+			}
+			if !sawError {
+				t.Errorf("no error was reported for the bad frame")
+			}
+			if err := <-s.done; !errors.Is(err, protocol.ErrExitWithoutShutdown) {
+				t.Errorf("Serve returned %v, want ErrExitWithoutShutdown", err)
 			}
 		})
 	}
 }
 
 // TestHostileRPCHugeHeaderLine: 100 MiB of header without a line end is
-// not buffered whole.
+// not buffered: past 4 KiB the line is refused and the connection ends.
 func TestHostileRPCHugeHeaderLine(t *testing.T) {
 	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
 	s.initialize(newPack(t))
 	grew := testio.Allocated(func() {
 		chunk := bytes.Repeat([]byte("x"), mib)
-		for i := 0; i < 100; i++ {
-			s.sendRaw(chunk)
+		chunks := make([][]byte, 100)
+		for i := range chunks {
+			chunks[i] = chunk
 		}
-		s.sendRaw([]byte("\r\n\r\n"))
-		wantErr(t, s.nextResponse(), protocol.CodeParseError, "header")
+		s.sendAside(chunks...)
+		wantErr(t, s.nextResponse(), protocol.CodeParseError, "header line")
+		s.ended()
 	})
 	if grew > 16*mib {
-		t.Errorf("a 100 MiB header line allocated %d MiB: it was buffered whole", grew/mib)
+		t.Errorf("a 100 MiB header line allocated %d MiB: it was buffered", grew/mib)
 	}
 }
 
@@ -100,15 +100,16 @@ func TestHostileSkillToolOutsideListsAvailable(t *testing.T) {
 }
 
 // TestHostileRPCIDEchoedAsWritten (finding 4): the response to a request
-// carries its id byte for byte, whatever number or string it is, on a
-// result and on an error. A host that sent -1 used to get
-// 18446744073709551615 back and wait for its answer forever.
+// whose id is an integer (int64's range) or a string carries that id byte
+// for byte, on a result and on an error. A host that sent -1 used to get
+// 18446744073709551615 back and wait for its answer forever. Any other id
+// (a fraction, an exponent, beyond int64, null) is answered with an error
+// whose id is null, and the server goes on.
 func TestHostileRPCIDEchoedAsWritten(t *testing.T) {
 	s := startInProcess(t, protocol.Options{ServerVersion: "hostile"})
 	s.initialize(newPack(t))
 	before := s.decide()
-	for _, id := range []string{`-1`, `-0`, `1.5`, `1e3`, `1E+2`, `-2.5E-7`, `123456789012345678901234567890`,
-		`18446744073709551615`, `-9223372036854775809`, `null`, `"-1"`, `""`, `"\u0041\/"`, `"</x>&"`} {
+	for _, id := range []string{`-1`, `0`, `-0`, `9223372036854775807`, `-9223372036854775808`, `"-1"`, `""`, `"\u0041\/"`, `"</x>&"`} {
 		t.Run("id="+id, func(t *testing.T) {
 			s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"command","params":{"name":"skills-list"}}`)
 			m := s.nextResponse()
@@ -126,6 +127,19 @@ func TestHostileRPCIDEchoedAsWritten(t *testing.T) {
 				t.Errorf("error: response id %s, want %s", m.ID, id)
 			}
 			wantErr(t, m, protocol.CodeMethodNotFound, "skills/explode")
+		})
+	}
+	for _, id := range []string{`1.5`, `1e3`, `1E+2`, `-2.5E-7`, `123456789012345678901234567890`, `18446744073709551615`, `null`} {
+		t.Run("refused-id="+id, func(t *testing.T) {
+			s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"command","params":{"name":"skills-list"}}`)
+			m := s.nextResponse()
+			if string(m.ID) != "null" {
+				t.Errorf("response id %s, want null", m.ID)
+			}
+			wantErr(t, m, protocol.CodeInvalidRequest, "an integer or a string")
+			if after := s.listText(); after != before {
+				t.Errorf("state changed")
+			}
 		})
 	}
 }

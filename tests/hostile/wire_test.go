@@ -108,6 +108,37 @@ func (c *wire) sendRaw(b []byte) {
 	}
 }
 
+// sendAside writes bytes on its own goroutine, ignoring a write the
+// server no longer reads (after a frame it refused, it ends the
+// connection without reading the rest).
+func (c *wire) sendAside(chunks ...[]byte) {
+	go func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, b := range chunks {
+			if _, err := c.w.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// ended waits for the server's output to end, the responses before it
+// dropped; it fails the test when it does not within 10 s.
+func (c *wire) ended() {
+	c.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case <-c.msgs:
+		case <-c.closed:
+			return
+		case <-deadline:
+			c.t.Fatal("the server did not end the connection")
+		}
+	}
+}
+
 // send frames a body correctly.
 func (c *wire) send(body string) { c.t.Helper(); c.sendRaw(frame([]byte(body))) }
 
