@@ -1,0 +1,455 @@
+package replay
+
+import (
+	"encoding/json"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
+	"github.com/skill-lifecycle/skill-lifecycle/session"
+)
+
+type runOut struct {
+	totals                                pricing.Totals
+	reloads, orphans, comebacks, archives int
+	notes                                 []DecisionNote
+}
+
+// run replays the branch under one strategy. A foresight strategy first
+// searches the branch for its plan.
+func (b *branch) run(spec StrategySpec, cal Calibration, branchIdx int, series *[]Point) runOut {
+	if f := spec.search; f != nil {
+		var scratch []Point
+		limit := math.MaxInt // the largest request a plan may send, in tokens
+		price := func(st Strategy) float64 {
+			scratch = scratch[:0]
+			t := b.runWith(spec, st, cal, branchIdx, &scratch, false).totals
+			if t.PeakPromptTokens > limit {
+				return math.Inf(1)
+			}
+			return t.Total
+		}
+		var allowed, start map[string]moment
+		if f.relevance != nil {
+			at := &archiveMoments{Strategy: f.relevance.New(), first: map[string]moment{}}
+			scratch = scratch[:0]
+			ro := b.runWith(*f.relevance, at, cal, branchIdx, &scratch, false)
+			allowed = at.first
+			if f.peakShare > 0 {
+				// Archiving nothing is out of bounds: the search
+				// starts from relevance-only's own plan.
+				limit = int(float64(ro.totals.PeakPromptTokens) * f.peakShare)
+				start = allowed
+			}
+		}
+		return b.runWith(spec, f.strategy(f.search(price, allowed, start), nil), cal, branchIdx, series, false)
+	}
+	return b.runWith(spec, spec.New(), cal, branchIdx, series, b.r.opts.Decisions)
+}
+
+// decisionSource is a strategy that can report the engine's decisions
+// (EngineStrategy).
+type decisionSource interface {
+	setLog(func([]lifecycle.Decision))
+	Deferred() []rules.Timing
+}
+
+// deduper is a strategy that answers some loads with the "already
+// loaded" note: such a load is no copy of the body.
+type deduper interface{ Deduped(id string) bool }
+
+// runWith replays the branch under st, a strategy of spec; with notes,
+// it also keeps the engine's decisions (runOut.notes).
+func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branchIdx int, series *[]Point, notes bool) runOut {
+	r := b.newRun(spec, st, cal, branchIdx, series, notes)
+	if r.logging {
+		r.src.setLog(r.note)
+		defer r.src.setLog(nil)
+	}
+	cb := session.NewContextBuilder(b.br)
+	for !cb.Done() {
+		e := cb.Peek()
+		m := e.Message
+		if m != nil && e.Type == session.TypeMessage {
+			switch m.Role {
+			case session.RoleUser:
+				r.user(e, m)
+			case session.RoleAssistant:
+				r.assistant(cb, e, m)
+			}
+		}
+		cb.Step()
+		if r.eo != nil {
+			r.eo.ObserveEntry(e)
+		}
+		if m != nil && m.Role == session.RoleToolResult {
+			r.toolResult(e)
+		}
+	}
+	if r.inRun {
+		st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
+	}
+	r.out.totals = r.meter.Totals
+	return r.out
+}
+
+// walk is one replay of a branch under one strategy: the state the walk
+// over the branch carries from entry to entry.
+type walk struct {
+	b       *branch
+	spec    StrategySpec
+	st      Strategy
+	cal     Calibration
+	eo      EntryObserver
+	dd      deduper
+	src     decisionSource
+	logging bool // the engine's decisions are kept (runOut.notes)
+	meter   *pricing.Meter
+	bv      *bridgeView
+	loads   map[*session.Entry][]load
+	rb      *reqBuilder
+	out     runOut
+	series  *[]Point
+	branch  int // index of the branch in the report
+
+	inserts    map[*session.Entry][]*session.Message // reload pairs, before the entries they precede
+	insVersion int
+	last       map[string]load // skill -> latest load
+	inRun      bool
+	prevT      time.Time
+	prevModel  string
+	archived   map[string]bool   // ids counted as archived
+	skillOf    map[string]string // load id -> skill, for the decision notes
+	nReload    int
+
+	prevSegs, prevTail    []pricing.Segment
+	prevLen, number       int
+	compactions, prevSize int // prevSize: the previous request as sent, in the units the engine is told
+	turn                  int // user turns so far
+	keptIn                map[string]int
+	recorded              int         // recorded requests priced so far
+	reloadsBefore         int         // out.reloads at the previous point of the series
+	prevUsage             rules.Usage // the usage replay priced for the previous request
+	havePrevUsage         bool
+	prompt                string
+	wantComebacks         bool
+}
+
+func (b *branch) newRun(spec StrategySpec, st Strategy, cal Calibration, branchIdx int, series *[]Point, notes bool) *walk {
+	r := &walk{b: b, spec: spec, st: st, cal: cal, series: series, branch: branchIdx, loads: b.info.loads,
+		meter:   pricing.NewMeter(pricing.Options{TTL: b.r.opts.TTL, CharsPerToken: cal.CharsPerToken, Prices: b.r.prices}),
+		inserts: map[*session.Entry][]*session.Message{}, last: map[string]load{}, archived: map[string]bool{},
+		skillOf: map[string]string{}, keptIn: map[string]int{}}
+	r.eo, _ = st.(EntryObserver)
+	r.dd, _ = st.(deduper)
+	r.src, r.logging = st.(decisionSource)
+	r.logging = r.logging && notes
+	if spec.Bridge && b.bv != nil {
+		r.bv, r.loads = b.bv, b.bv.loads
+	}
+	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
+	if r.bv != nil {
+		header.Len = max(0, header.Len+r.bv.HeaderDelta)
+	}
+	r.rb = b.newBuilder(header, bridgeBase(header.Len, r.bv != nil || b.recordedWithBridge()), r.bv)
+	return r
+}
+
+// note keeps the engine's decisions (notes): each applies to the next
+// request.
+func (r *walk) note(ds []lifecycle.Decision) {
+	for _, d := range ds {
+		if n, ok := noteOf(d); ok {
+			n.Request, n.Turn = r.number+1, max(r.turn, 1)
+			r.out.notes = append(r.out.notes, n)
+		}
+	}
+}
+
+// observeLoad tells the strategy of a body arriving.
+func (r *walk) observeLoad(l load) {
+	if r.logging {
+		r.skillOf[l.ID] = l.Skill
+	}
+	if p, ok := r.last[l.Skill]; ok {
+		if _, gone := r.st.Archived()[p.ID]; gone {
+			r.out.reloads++
+		}
+	}
+	var hash string
+	if l.Body != "" {
+		hash = lifecycle.HashBody(l.Body) // for the already-loaded dedupe
+	}
+	r.st.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: int64(l.Size), Kind: l.Kind, Hash: hash}})
+	if r.dd != nil && r.dd.Deduped(l.ID) {
+		return // answered "already loaded": not a copy of the body
+	}
+	r.last[l.Skill] = l
+}
+
+// user is a user message: the run before it ends, the prompt is judged,
+// its /skill: loads arrive and a run starts.
+func (r *walk) user(e *session.Entry, m *session.Message) {
+	r.turn++
+	if r.inRun {
+		r.st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
+	}
+	r.st.Observe(lifecycle.Event{Type: lifecycle.EvPrompt, Text: promptText(m)})
+	for _, l := range r.loads[e] {
+		r.observeLoad(l)
+	}
+	r.st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
+	r.inRun = true
+	r.prompt = promptText(m)
+	r.wantComebacks = r.spec.Comebacks != nil && !r.b.r.opts.NoComebacks
+}
+
+// assistant is a response: the request that made it, after the reloads
+// the agent makes first (comebacks, orphan uses).
+func (r *walk) assistant(cb *session.ContextBuilder, e *session.Entry, m *session.Message) {
+	b := r.b
+	t := requestTime(e)
+	// Comebacks: the turn's prompt asks for a skill whose body is
+	// archived; the agent loads it again first, unless the session shows
+	// it loading a skill of its choice there.
+	for _, c := range b.info.calls[e] {
+		if c.LoadOf != "" {
+			r.wantComebacks = false
+		}
+	}
+	if r.wantComebacks {
+		arch := r.st.Archived()
+		archived := func(skill string) bool {
+			l, ok := r.last[skill]
+			_, gone := arch[l.ID]
+			return ok && gone
+		}
+		for _, skill := range r.spec.Comebacks(r.prompt, archived, b.r.opts.AllComebacks) {
+			r.out.comebacks++
+			r.reload(cb, e, t, m, r.last[skill])
+		}
+		r.wantComebacks = false
+	}
+	// Orphan uses: a tool call touching the folder of a skill whose body
+	// is archived. The model reloads it first.
+	for _, c := range b.info.calls[e] {
+		arch := r.st.Archived()
+		if len(arch) == 0 {
+			break
+		}
+		for skill, l := range r.last {
+			if _, gone := arch[l.ID]; !gone || c.LoadOf == skill {
+				continue
+			}
+			if !touches(c, b.folders(skill)) {
+				continue
+			}
+			r.out.orphans++
+			r.reload(cb, e, t, m, l)
+			break
+		}
+	}
+	outTok := outputTokens(m, r.cal)
+	if r.bv != nil {
+		outTok = r.bv.outputTokens(e, r.cal)
+	}
+	r.price(cb, e, t, m.Provider, m.Model, outTok)
+	r.recorded++
+}
+
+// toolResult is a tool result: the bodies and files it brings.
+func (r *walk) toolResult(e *session.Entry) {
+	for _, l := range r.loads[e] {
+		r.observeLoad(l)
+	}
+	for _, res := range r.b.info.resources[e] {
+		r.st.Observe(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: res.ID, Skill: res.Skill, Path: res.Path, Size: int64(res.Size)}})
+	}
+}
+
+// reload adds the request in which the model loads l's skill again
+// before entry e, and the tool call and result it makes.
+func (r *walk) reload(cb *session.ContextBuilder, e *session.Entry, t time.Time, m *session.Message, l load) {
+	r.nReload++
+	pair := reloadPair(l, r.nReload)
+	r.price(cb, e, t, m.Provider, m.Model, int(math.Ceil(float64(outputChars(pair[0]))/r.cal.CharsPerToken)))
+	r.inserts[e] = append(r.inserts[e], pair...)
+	r.insVersion++
+	rl := l
+	rl.ID = pair[0].Blocks[0].ID
+	r.b.loadIDs[rl.ID] = true
+	r.observeLoad(rl)
+}
+
+// price tells the strategy of the request about to be sent before entry
+// e, and prices it as the strategy has it sent.
+func (r *walk) price(cb *session.ContextBuilder, e *session.Entry, t time.Time, provider, model string, outTok int) {
+	b, st, spec, rb := r.b, r.st, r.spec, r.rb
+	key := provider + "/" + model
+	info := requestInfo{Number: r.number + 1, ModelChanged: r.prevModel != "" && key != r.prevModel,
+		Compacted: cb.Compactions != r.compactions}
+	// The engine is told what the bridge tells it: the time since the
+	// previous request and a model change, and a cold cache only after
+	// a compaction. A pause past the lifetime is the engine's to weigh
+	// (cacheAware.coldConfidence), as live; the pricing applies the
+	// lifetime whatever the engine believes.
+	info.Cold = info.Compacted
+	if !r.prevT.IsZero() && !t.IsZero() {
+		info.Since = t.Sub(r.prevT)
+	}
+	// The request as it stands before the engine decides: its size,
+	// its bodies, and where it first differs from the previous one.
+	arch := st.Archived()
+	segs, tail := rb.request(cb, arch, r.inserts, r.insVersion, e)
+	info.Total = pricing.Length(segs) + pricing.Length(tail)
+	info.Bodies = rb.positions()
+	info.Previous = r.prevSize
+	if spec.Bridge {
+		// The bridge measures its own characters of the context
+		// (bridgeSize), not the request's JSON.
+		info.Total, info.Bodies = rb.btotal, rb.bridgePositions()
+	}
+	if r.prevSegs != nil && !spec.Bridge {
+		if lcp := pricing.CommonPrefixSplit(r.prevSegs, r.prevTail, segs, tail); lcp < r.prevLen-b.trail.Len {
+			info.ChangedFrom = lcp
+		}
+	}
+	req := info.request()
+	// The bridge tells the engine the model's cache prices (Pi's
+	// registry); replay's are the table's. No lifetime: a session
+	// does not record the one its model declared.
+	pr := b.r.prices.For(provider, model)
+	if rr, w, ok := rules.ModelCachePrices(pr.Input, pr.CacheRead, pr.CacheWrite); ok {
+		req.Cache = &rules.ModelCache{Model: key, ReadPrice: rr, WritePrice: w}
+	}
+	// The price of a character of input, so that the engine's
+	// reasons state their costs in dollars (nothing else reads it).
+	if pr.Input > 0 && r.cal.CharsPerToken > 0 {
+		if req.Cache == nil {
+			req.Cache = &rules.ModelCache{Model: key}
+		}
+		req.Cache.UnitUSD = pr.Input / 1e6 / r.cal.CharsPerToken
+	}
+	// The usage the provider reported for the previous request is
+	// replay's own pricing of it: what a provider with this lifetime
+	// would have said.
+	if r.havePrevUsage {
+		u := r.prevUsage
+		req.PreviousUsage = &u
+	}
+	st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: req})
+	if r.logging {
+		for _, t := range r.src.Deferred() {
+			if tn, ok := r.keptIn[t.ID]; ok && tn == r.turn {
+				continue
+			}
+			r.keptIn[t.ID] = r.turn
+			r.out.notes = append(r.out.notes, DecisionNote{Request: r.number + 1, Turn: max(r.turn, 1), Action: "kept",
+				Skill: r.skillOf[t.ID], ID: t.ID, Code: string(t.Code), Text: t.Text})
+		}
+	}
+	if next := st.Archived(); !sameArch(arch, next) {
+		arch = next
+		segs, tail = rb.request(cb, arch, r.inserts, r.insVersion, e)
+	}
+	archivedBefore := r.out.archives
+	for id := range arch {
+		if !r.archived[id] && !b.resIDs[id] && (r.dd == nil || !r.dd.Deduped(id)) {
+			r.archived[id] = true
+			r.out.archives++
+		}
+	}
+	c := r.meter.Price(pricing.Request{Time: t, Provider: provider, Model: model, Segments: segs, Tail: tail, OutputTokens: outTok})
+	if b.r.opts.Series {
+		*r.series = append(*r.series, Point{Branch: r.branch, Seq: b.seq0 + r.recorded, Tokens: c.PromptTokens, Time: t,
+			CostUSD: c.Total, Archived: r.out.archives - archivedBefore, Reloaded: r.out.reloads - r.reloadsBefore})
+		r.reloadsBefore = r.out.reloads
+	}
+	r.prevT, r.prevModel = t, key
+	r.prevUsage, r.havePrevUsage = rules.Usage{CacheRead: int64(c.CacheReadTokens), CacheWrite: int64(c.CacheWriteTokens)}, true
+	r.prevSegs, r.prevTail, r.prevLen = segs, tail, c.PromptChars
+	r.prevSize = c.PromptChars // Length(segs) + Length(tail)
+	if spec.Bridge {
+		r.prevSize = rb.btotal
+	}
+	r.number, r.compactions = info.Number, cb.Compactions
+}
+
+// noteOf is the DecisionNote of an engine decision worth reading in a
+// replay: not the bookkeeping of loads, runs, topics and model state.
+func noteOf(d lifecycle.Decision) (DecisionNote, bool) {
+	n := DecisionNote{Action: string(d.Action), Skill: d.Skill, ID: d.ID}
+	switch d.Action {
+	case lifecycle.ActLoad, lifecycle.ActResource, lifecycle.ActRun, lifecycle.ActTopic, lifecycle.ActModelState:
+		return n, false
+	case lifecycle.ActCacheLifetime:
+		if l := d.CacheLifetime; l != nil {
+			n.Text = l.Describe()
+			if n.Text == "" && l.Reports {
+				n.Text = "the provider reports cache reads; nothing learned of the lifetime yet"
+			}
+		}
+	case lifecycle.ActModel, lifecycle.ActModelRestore, lifecycle.ActModelReport, lifecycle.ActModelNote:
+		if d.Model != nil {
+			n.Text = d.Model.Message
+		}
+	case lifecycle.ActEnabled:
+		n.Text = "archiving switched off"
+		if d.On != nil && *d.On {
+			n.Text = "archiving switched on"
+		}
+	}
+	if d.Reason != nil {
+		n.Code, n.Text = string(d.Reason.Code), d.Reason.Text
+	}
+	if t := d.Timing; t != nil {
+		n.Code = string(t.Code)
+		if n.Text != "" && t.Text != "" {
+			n.Text += "; "
+		}
+		n.Text += t.Text
+	}
+	if k := len(d.Resources); k > 0 {
+		n.Text += " (with " + lifecycle.FilesOfFolder(k) + ")"
+	}
+	return n, true
+}
+
+// folders lists where a skill's files live: the folders its loads named,
+// and <dir>/<name> for each pack or orphan folder.
+func (b *branch) folders(skill string) []string {
+	fs := append([]string(nil), b.info.folders[skill]...)
+	if p := b.r.opts.Pack; p != nil {
+		for _, d := range p.Dirs {
+			fs = append(fs, path.Join(d, skill))
+		}
+	}
+	return fs
+}
+
+// reloadIDPrefix starts the tool call id of every reload replay adds.
+const reloadIDPrefix = "skill-lifecycle-reload-"
+
+// isReload reports whether a load's id is one of replay's reloads.
+func isReload(id string) bool { return strings.HasPrefix(id, reloadIDPrefix) }
+
+// reloadPair is the tool call and result a model following the protocol
+// makes to load an archived skill again: the same way it was loaded.
+func reloadPair(l load, n int) []*session.Message {
+	id := reloadIDPrefix + strconv.Itoa(n)
+	name, args := "skill", map[string]string{"name": l.Skill}
+	if l.Kind == lifecycle.ByRead && l.Path != "" {
+		name, args = "read", map[string]string{"path": l.Path}
+	}
+	raw, _ := json.Marshal(args)
+	call := &session.Message{Role: session.RoleAssistant, StopReason: "toolUse",
+		Blocks: []session.Block{{Type: "toolCall", ID: id, Name: name, Arguments: string(raw)}}}
+	result := &session.Message{Role: session.RoleToolResult, ToolCallID: id, ToolName: name,
+		Blocks: []session.Block{{Type: "text", Text: l.Body}}}
+	return []*session.Message{call, result}
+}
