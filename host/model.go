@@ -49,6 +49,26 @@ func modelCache(list []HostModel, cur *ModelRef, retention string) *rules.ModelC
 	return nil
 }
 
+// modelCache is what the session tells the engine of the current
+// model's cache: its prices and lifetime (modelCache), and with
+// Options.CharsPerToken the price of a character of input, for the
+// reasons' figures.
+func (s *Session) modelCache() *rules.ModelCache {
+	mc := modelCache(s.models, s.current, s.retention)
+	if s.cpt <= 0 || s.current == nil {
+		return mc
+	}
+	for _, m := range s.models {
+		if m.Provider == s.current.Provider && m.ID == s.current.ID && m.Input != nil && *m.Input > 0 {
+			if mc == nil {
+				mc = &rules.ModelCache{Model: m.Provider + "/" + m.ID}
+			}
+			mc.UnitUSD = *m.Input / 1e6 / s.cpt
+		}
+	}
+	return mc
+}
+
 // registryOf turns the host's model list into the tier machine's registry.
 func registryOf(list []HostModel) models.Registry {
 	infos := make([]models.ModelInfo, 0, len(list))

@@ -28,13 +28,9 @@ func (s *Session) BeforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 			return BeforeRequestResult{}, &ParamError{fmt.Sprintf("loads[%d].kind", i), fmt.Sprintf("%q is not one of tool, read, command, reattach, resource", l.Kind)}
 		}
 	}
-	listed := make([]string, 0, len(p.Loads))
 	carried := make(map[string]bool, len(p.Loads))
 	for _, l := range p.Loads {
 		carried[l.ID] = true
-		if l.Kind != KindResource {
-			listed = append(listed, l.ID)
-		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.pending)) {
 		if !carried[id] {
@@ -50,14 +46,16 @@ func (s *Session) BeforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 		s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash}})
 	}
 	r := requestOf(p, s.eng.Archived())
-	r.Listed = listed
-	r.Cache = modelCache(s.models, s.current, s.retention)
+	r.Cache = s.modelCache()
 	s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})
 	archived := s.eng.Archived()
 	res := BeforeRequestResult{Archive: []Replacement{}}
+	s.carried = make(map[string]bool, len(p.Loads))
 	for _, l := range p.Loads {
 		if ph, ok := archived[l.ID]; ok {
 			res.Archive = append(res.Archive, Replacement{ID: l.ID, Placeholder: ph})
+		} else if l.Kind != KindResource {
+			s.carried[l.ID] = true // sent whole: visible until the next request
 		}
 	}
 	return res, nil

@@ -37,19 +37,28 @@ type Session struct {
 	current   *ModelRef
 	thinking  string
 	retention string
+	cpt       float64     // Options.CharsPerToken
 	watch     *skillWatch // live re-index (reindex.go); nil: none
 	// pending holds the loads recorded at skill/load (or taken back from
 	// the records at session/restore) that no before_request has listed
 	// yet: one the next request does not carry never reached the context
 	// and is forgotten there.
 	pending map[string]bool
+	// carried holds the bodies the last request carried whole: only
+	// those count as visible for "already loaded" (gate.go). nil before
+	// the first request and after a restore.
+	carried map[string]bool
 }
 
-// Options of a session opened for a host.
+// Options of a session.
 type Options struct {
 	// Watch checks the skill files before each user prompt and re-reads
 	// them when they changed (the sidecar).
 	Watch bool
+	// CharsPerToken, when above 0, is how many characters make a token
+	// (replay's calibration): the engine's reasons then state costs in
+	// dollars, at the current model's input price. 0: in characters.
+	CharsPerToken float64
 }
 
 // Open starts the session a host's initialize describes: it loads the
@@ -59,7 +68,7 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 		return nil, InitializeResult{}, missing("cwd")
 	}
 	src := Source{Skills: p.Skills, Cwd: p.Cwd, AgentDir: p.AgentDir, Trusted: p.Trusted}
-	s := New(Load(src), p, sink)
+	s := New(Load(src), p, sink, o)
 	s.src = src
 	if o.Watch {
 		s.watch = newSkillWatch(src, s.world.Skills.list)
@@ -78,8 +87,8 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 
 // New starts a session over world w, with the models, the current model
 // and the retention tier p gives (its skills and folders are w's).
-func New(w *World, p InitializeParams, sink Sink) *Session {
-	s := &Session{world: w, sink: sink, models: p.Models, current: p.CurrentModel, thinking: p.ThinkingLevel, retention: p.CacheRetention}
+func New(w *World, p InitializeParams, sink Sink, o Options) *Session {
+	s := &Session{world: w, sink: sink, models: p.Models, current: p.CurrentModel, thinking: p.ThinkingLevel, retention: p.CacheRetention, cpt: o.CharsPerToken}
 	s.eng = lifecycle.New(w.Catalog, w.Config)
 	reg := registryOf(p.Models)
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Registry: &reg})
@@ -279,7 +288,7 @@ func (s *Session) Restore(p SessionRestoreParams) (SessionRestoreResult, error) 
 			skipped++
 		}
 	}
-	s.pending = nil
+	s.pending, s.carried = nil, nil
 	for _, b := range s.eng.Loaded() {
 		if b.Kind == lifecycle.ByTool {
 			if s.pending == nil {

@@ -91,3 +91,11 @@ func (w *World) section() string {
 	}
 	return skills.BridgeListing(vis)
 }
+
+// WithConfig is the world of w's skills under cfg (a strategy of replay
+// run with another configuration).
+func (w *World) WithConfig(cfg rules.Config) *World {
+	c := *w
+	c.Config = cfg
+	return &c
+}

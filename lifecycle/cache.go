@@ -24,30 +24,7 @@ func (e *Engine) onRequest(r Request) []Decision {
 	}
 	now := e.beforeRequest(r)
 	e.remember(r, now)
-	e.noteSent(r)
 	return append(ds, now...)
-}
-
-// noteSent keeps which bodies request r carries whole: those not archived
-// (after its decisions) that the host listed, or all of them when it lists
-// none (Request.Listed). A due body is still whole. Only these count as
-// visible for "already loaded" until the next request: a body the engine
-// recorded but the host never sent (a lost skill tool result) is not
-// above, whatever the records say.
-func (e *Engine) noteSent(r Request) {
-	var listed map[string]bool
-	if r.Listed != nil {
-		listed = make(map[string]bool, len(r.Listed))
-		for _, id := range r.Listed {
-			listed[id] = true
-		}
-	}
-	e.sent = make(map[string]bool, len(e.bodies))
-	for _, b := range e.bodies {
-		if !b.Archived && (listed == nil || listed[b.ID]) {
-			e.sent[b.ID] = true
-		}
-	}
 }
 
 // lastRequest is what the engine keeps of the previous request to read
@@ -412,31 +389,20 @@ func (e *Engine) setRequestCount(n int) {
 // RequestCount returns the number of model requests the engine knows of.
 func (e *Engine) RequestCount() int { return e.requests }
 
-// reviveCopy is for a host that answers a repeated skill load with "already
-// loaded" (dedupe): when the identical body of skill (same content hash) is
-// still whole in the context but due for archive, because cache-aware
-// archiving kept it there, loading the skill again shows that the agent
-// needs it. The mark is dropped (an undue record with reason loaded-again)
-// and the copy is returned, so the host can point the agent to it instead
-// of delivering a second copy. A copy superseded by a newer live one, an
-// archived copy, or one without a hash is not revived; ok is false then and
-// nothing changes.
-func (e *Engine) reviveCopy(skill, hash string) (b Body, ds []Decision, ok bool) {
-	if skill == "" || hash == "" {
-		return Body{}, nil, false
+// onRevive takes back body id, due for archive but still whole in the
+// context, because the agent loaded its skill again (a host that answers
+// a repeated load with "already loaded"): the load shows the agent needs
+// it. The mark is dropped (an undue record with reason loaded-again). A
+// body that is archived, not due, or due as superseded by a newer copy
+// is left alone, and nothing is decided.
+func (e *Engine) onRevive(id string) []Decision {
+	i, ok := e.byID[id]
+	if !ok {
+		return nil
 	}
-	for i := len(e.bodies) - 1; i >= 0; i-- {
-		c := e.bodies[i]
-		if c.Skill != skill || c.Archived {
-			continue
-		}
-		// The latest live copy of the skill decides; it must be in what
-		// the host sent last.
-		if c.Hash != hash || c.Due == nil || c.Due.Reason.Code == rules.ArchiveSuperseded || !e.sent[c.ID] {
-			return Body{}, nil, false
-		}
-		d := e.undue(i, rules.Reason{Code: rules.KeepReloaded, Text: fmt.Sprintf("skill %q was loaded again while this copy was still in the context: it is kept", skill)})
-		return cloneBody(e.bodies[i]), []Decision{d}, true
+	b := e.bodies[i]
+	if b.Archived || b.Due == nil || b.Due.Reason.Code == rules.ArchiveSuperseded {
+		return nil
 	}
-	return Body{}, nil, false
+	return []Decision{e.undue(i, rules.Reason{Code: rules.KeepReloaded, Text: fmt.Sprintf("skill %q was loaded again while this copy was still in the context: it is kept", b.Skill)})}
 }

@@ -300,9 +300,11 @@ func TestComebackEstimate(t *testing.T) {
 	}
 }
 
-// TestReviveCopy: a due copy with the same hash is revived (undue, and the
-// restored engine agrees); other copies are not.
-func TestReviveCopy(t *testing.T) {
+// TestRevive: a body due for archive is taken back by a revive (undue,
+// loaded-again, and the restored engine agrees); a body not due, archived
+// or due as superseded is left alone. (Which copy a repeated load revives
+// is the host's gate: host.Session.ToolLoad.)
+func TestRevive(t *testing.T) {
 	ld := func(id, skill, hash string) Record {
 		return Record{V: 1, Action: ActLoad, ID: id, Skill: skill, Hash: hash, Run: 1}
 	}
@@ -310,17 +312,16 @@ func TestReviveCopy(t *testing.T) {
 		return Record{V: 1, Action: ActDue, ID: id, Reason: &rules.Reason{Code: code}, Run: 2}
 	}
 	tests := []struct {
-		name   string
-		recs   []Record
-		hash   string
-		wantID string // "" when nothing is revived
+		name    string
+		recs    []Record
+		id      string
+		revived bool
 	}{
-		{"due, same hash: revived", []Record{ld("a", "eda", "h1"), due("a", rules.ArchiveNotRelevant)}, "h1", "a"},
-		{"due, another hash: not", []Record{ld("a", "eda", "h1"), due("a", rules.ArchiveNotRelevant)}, "h2", ""},
-		{"not due: nothing to revive", []Record{ld("a", "eda", "h1")}, "h1", ""},
-		{"archived: not", []Record{ld("a", "eda", "h1"), {V: 1, Action: ActArchive, ID: "a"}}, "h1", ""},
-		{"a superseded copy: not", []Record{ld("a1", "eda", "h1"), ld("a2", "eda", "h2"), due("a1", rules.ArchiveSuperseded)}, "h1", ""},
-		{"no hash: not", []Record{ld("a", "eda", ""), due("a", rules.ArchiveNotRelevant)}, "", ""},
+		{"due: revived", []Record{ld("a", "eda", "h1"), due("a", rules.ArchiveNotRelevant)}, "a", true},
+		{"not due: nothing to revive", []Record{ld("a", "eda", "h1")}, "a", false},
+		{"archived: not", []Record{ld("a", "eda", "h1"), {V: 1, Action: ActArchive, ID: "a"}}, "a", false},
+		{"a superseded copy: not", []Record{ld("a1", "eda", "h1"), ld("a2", "eda", "h2"), due("a1", rules.ArchiveSuperseded)}, "a1", false},
+		{"unknown: not", []Record{ld("a", "eda", "h1"), due("a", rules.ArchiveNotRelevant)}, "b", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -328,32 +329,28 @@ func TestReviveCopy(t *testing.T) {
 			if probs := e.onRestore(tc.recs); len(probs) != 0 {
 				t.Fatalf("restore: %v", probs)
 			}
-			if b, _, ok := e.reviveCopy("eda", tc.hash); ok {
-				t.Fatalf("revived %q before a request carried it", b.ID)
+			ds, err := e.Apply(Event{Type: EvRevive, ID: tc.id})
+			if err != nil {
+				t.Fatal(err)
 			}
-			carried(e)
-			b, ds, ok := e.reviveCopy("eda", tc.hash)
-			if ok != (tc.wantID != "") || b.ID != tc.wantID {
-				t.Fatalf("ReviveCopy = %q, %v; want %q", b.ID, ok, tc.wantID)
-			}
-			if !ok {
+			if !tc.revived {
 				if len(ds) != 0 {
 					t.Errorf("decisions without a revive: %v", ds)
 				}
 				return
 			}
-			if len(ds) != 1 || ds[0].Action != ActUndue || ds[0].Reason.Code != rules.KeepReloaded {
+			if len(ds) != 1 || ds[0].Action != ActUndue || ds[0].Reason.Code != rules.KeepReloaded || ds[0].ID != tc.id {
 				t.Fatalf("decisions %+v, want one undue loaded-again", ds)
 			}
 			if got, _ := e.LiveCopy("eda"); got.Due != nil {
 				t.Errorf("the copy is still due")
 			}
-			r := New(testCatalog(), rules.Default())
-			if probs := r.onRestore(roundTrip(t, append(tc.recs, ds...))); len(probs) != 0 {
-				t.Fatalf("restore: %v", probs)
+			restored := New(testCatalog(), rules.Default())
+			if probs := restored.onRestore(roundTrip(t, append(tc.recs, ds...))); len(probs) != 0 {
+				t.Fatal(probs)
 			}
-			if d := cmp.Diff(e.State(), r.State()); d != "" {
-				t.Errorf("restored state (-live +restored):\n%s", d)
+			if d := cmp.Diff(e.State(), restored.State()); d != "" {
+				t.Errorf("restored state differs (-live +restored):\n%s", d)
 			}
 		})
 	}

@@ -41,13 +41,6 @@ type Engine struct {
 	requests int
 	deferred []rules.Timing
 
-	// sent holds the ids of the bodies the last request carried whole
-	// (not archived; for a host that lists them, among those it listed):
-	// only those count as visible for "already loaded" (VisibleCopy). nil
-	// before the first request and after a restore (not restored: the
-	// next request says).
-	sent map[string]bool
-
 	// problems are the records the last restore could not use.
 	problems []Problem
 
@@ -89,7 +82,6 @@ func (e *Engine) reset() {
 	e.inRun = false
 	e.requests = 0
 	e.deferred = nil
-	e.sent = nil
 	e.last = lastRequest{}
 	e.mstate = models.State{}
 }
@@ -585,7 +577,6 @@ func (e *Engine) forget(i int) {
 		}
 	}
 	e.reindex() // the per-skill lists hold indices
-	delete(e.sent, b.ID)
 	for _, r := range b.Resources {
 		delete(e.byRes, r.ID)
 	}

@@ -28,9 +28,9 @@ const (
 	EvModelReset    EventType = "model-reset"    //
 	// EvForget drops a load that never reached the context.
 	EvForget EventType = "forget" // ID
-	// EvRevive takes back the live copy of Skill whose content hash is
-	// Hash, due for archive, because the agent loaded it again.
-	EvRevive EventType = "revive" // Skill, Hash
+	// EvRevive takes back body ID, due for archive, because the agent
+	// loaded its skill again.
+	EvRevive EventType = "revive" // ID
 	// EvRestore replaces the state by the one Records describe;
 	// EvRecords applies Records on top of the state.
 	EvRestore EventType = "restore" // Records, RequestCount
@@ -58,10 +58,8 @@ type Event struct {
 	Selection *models.Selection `json:"selection,omitempty"`
 	// ModelRef is the model a switch to failed (model-failed).
 	ModelRef *models.ModelRef `json:"modelRef,omitempty"`
-	// ID is the load a forget drops.
+	// ID is the body a forget drops or a revive takes back.
 	ID string `json:"id,omitempty"`
-	// Hash is the content hash a revive looks for.
-	Hash string `json:"hash,omitempty"`
 	// Records are what a restore rebuilds the state from, oldest first;
 	// RequestCount is the number of model requests made on the branch so
 	// far, when the host knows it (the records only hold it as of the
@@ -134,8 +132,7 @@ func (e *Engine) Apply(ev Event) ([]Decision, error) {
 	case EvForget:
 		return e.onForget(ev.ID), nil
 	case EvRevive:
-		_, ds, _ := e.reviveCopy(ev.Skill, ev.Hash)
-		return ds, nil
+		return e.onRevive(ev.ID), nil
 	case EvRestore:
 		e.problems = e.onRestore(ev.Records)
 		if ev.RequestCount != nil {

@@ -247,11 +247,6 @@ type Request struct {
 	// the engine learns whether a pause left the cache cold
 	// (cacheAware.learnFromUsage). nil: not known.
 	PreviousUsage *rules.Usage `json:"previousUsage,omitempty"`
-	// Listed is, for a host that lists them (the sidecar's before_request),
-	// the ids of the loads the request carries: only a body among them
-	// counts as visible afterwards ("already loaded"). nil: the request
-	// carries every body the engine knows (replay, which loses none).
-	Listed []string `json:"listed"`
 }
 
 // BodyPosition is where one body sits in a request: Offset units before

@@ -71,7 +71,7 @@ func BenchmarkReplay(b *testing.B) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r := NewRunner(Options{TTL: DefaultTTL, Strategies: []StrategySpec{EngineSpec("defaults", lifecycle.Catalog{}, rules.Default())}})
+		r := NewRunner(Options{TTL: DefaultTTL, Strategies: []StrategySpec{EngineSpec("defaults", world(lifecycle.Catalog{}, rules.Default()))}})
 		r.AddFiles(ins, func(in Input, o Outcome) {
 			if o.Skipped != "" {
 				b.Fatal(in.Path, o.Skipped)

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
@@ -286,6 +287,22 @@ type reqBuilder struct {
 	bbodies, btail []bodyPos
 	bend, bbase    int
 	btotal         int // the bridge's size of the request last built
+	// The host's view (what the bridge lists in before_request): the
+	// same units, without the archived bodies' placeholders (the notes
+	// of "already loaded" answers are the messages' text). rprev is where
+	// the last response starts; raw the request last built.
+	notes       map[string]string
+	rbodies     []bodyPos
+	rend, rprev int
+	raw         hostView
+}
+
+// hostView is a request as the host describes it to the session: the
+// bodies and files it carries, in order, and its size and the previous
+// one's, in the bridge's units, without replacements.
+type hostView struct {
+	bodies      []bodyPos
+	total, prev int
 }
 
 // requestInfo is what replay knows of a request about to be sent, for
@@ -324,9 +341,10 @@ type bodyPos struct {
 
 // add appends a message's segment, noting the body it carries.
 func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
-	ms := rb.b.msgSegment(lm, arch, rb.bv)
+	ms, raw := rb.segments(lm, arch)
 	seg := ms.seg
-	if id := rb.b.bodyID(lm); id != "" {
+	id := rb.b.bodyID(lm)
+	if id != "" {
 		rb.bodies = append(rb.bodies, bodyPos{id, rb.end, seg.Len})
 		if ms.body > 0 {
 			rb.bbodies = append(rb.bbodies, bodyPos{id, rb.bend, ms.body})
@@ -335,6 +353,29 @@ func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
 	rb.persist = append(rb.persist, seg)
 	rb.end += seg.Len
 	rb.bend += ms.size
+	rb.rbodies, rb.rend, rb.rprev = rawAdd(rb.rbodies, rb.rend, rb.rprev, lm, id, raw)
+}
+
+// segments is a message as sent (arch applied) and as the host lists it
+// (the notes only).
+func (rb *reqBuilder) segments(lm llmMessage, arch map[string]string) (sent, raw msgSeg) {
+	sent = rb.b.msgSegment(lm, arch, rb.bv)
+	if len(arch) == len(rb.notes) {
+		return sent, sent
+	}
+	return sent, rb.b.msgSegment(lm, rb.notes, rb.bv)
+}
+
+// rawAdd appends a message to the host's view: the body it carries (id),
+// where it ends, where the last response starts.
+func rawAdd(bodies []bodyPos, end, prev int, lm llmMessage, id string, raw msgSeg) ([]bodyPos, int, int) {
+	if m := lm.message(); m != nil && m.Role == session.RoleAssistant {
+		prev = end
+	}
+	if id != "" && raw.body > 0 {
+		bodies = append(bodies, bodyPos{id, end, raw.body})
+	}
+	return bodies, end + raw.size, prev
 }
 
 // newBuilder starts the requests of a run: header is the calibrated
@@ -342,7 +383,7 @@ func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
 // system prompt's length as the bridge counts it.
 func (b *branch) newBuilder(header pricing.Segment, base int, bv *bridgeView) *reqBuilder {
 	return &reqBuilder{b: b, bv: bv, header: header, persist: []pricing.Segment{header}, end: header.Len,
-		bbase: base, bend: base, view: providerView{synth: b.synth}}
+		bbase: base, bend: base, rend: base, view: providerView{synth: b.synth}}
 }
 
 func sameArch(a, b map[string]string) bool {
@@ -362,10 +403,12 @@ func sameArch(a, b map[string]string) bool {
 // before the entries they precede) in segs, which is shared and only
 // grows until the next rebuild; the reload pairs of next and the trailer
 // in tail.
-func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string,
+func (rb *reqBuilder) request(cb *session.ContextBuilder, arch, notes map[string]string,
 	inserts map[*session.Entry][]*session.Message, insVersion int, next *session.Entry) (segs, tail []pricing.Segment) {
 	msgs := cb.Messages()
 	if cb.Compactions != rb.compactions || insVersion != rb.insVersion || !sameArch(arch, rb.arch) || rb.built > len(msgs) {
+		rb.notes = notes
+		rb.rbodies, rb.rend, rb.rprev = rb.rbodies[:0], rb.bbase, 0
 		// A fresh slice: the previous request's segments stay intact.
 		rb.persist = append(make([]pricing.Segment, 0, len(rb.persist)+16), rb.header)
 		rb.bodies, rb.end = rb.bodies[:0], rb.header.Len
@@ -389,21 +432,25 @@ func (rb *reqBuilder) request(cb *session.ContextBuilder, arch map[string]string
 	rb.built = len(msgs)
 	rb.tailBodies, rb.btail = rb.tailBodies[:0], rb.btail[:0]
 	off, boff := rb.end, rb.bend
+	rbodies, rend, rprev := append([]bodyPos(nil), rb.rbodies...), rb.rend, rb.rprev
 	for _, m := range inserts[next] {
 		lm := llmMessage{synth: m, key: m}
-		ms := rb.b.msgSegment(lm, arch, rb.bv)
+		ms, raw := rb.segments(lm, arch)
 		seg := ms.seg
-		if id := rb.b.bodyID(lm); id != "" {
+		id := rb.b.bodyID(lm)
+		if id != "" {
 			rb.tailBodies = append(rb.tailBodies, bodyPos{id, off, seg.Len})
 			if ms.body > 0 {
 				rb.btail = append(rb.btail, bodyPos{id, boff, ms.body})
 			}
 		}
+		rbodies, rend, rprev = rawAdd(rbodies, rend, rprev, lm, id, raw)
 		off += seg.Len
 		boff += ms.size
 		tail = append(tail, seg)
 	}
 	rb.btotal = boff
+	rb.raw = hostView{bodies: rbodies, total: rend, prev: rprev}
 	if len(tail) == 0 {
 		return rb.persist, rb.b.trailOnly
 	}
@@ -420,4 +467,26 @@ func requestTime(e *session.Entry) time.Time {
 func usable(m *session.Message) bool {
 	u := m.Usage
 	return u != nil && u.Input+u.CacheRead+u.CacheWrite > 0 && m.StopReason != "error" && m.StopReason != "aborted"
+}
+
+// models is the host's model registry for the branch: every model its
+// responses came from, at replay's prices (a session does not record the
+// cache lifetime its model declared).
+func (b *branch) models() []host.HostModel {
+	var out []host.HostModel
+	seen := map[host.ModelRef]bool{}
+	for _, e := range b.br {
+		m := e.Message
+		if m == nil || m.Role != session.RoleAssistant {
+			continue
+		}
+		ref := host.ModelRef{Provider: m.Provider, ID: m.Model}
+		if seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		pr := b.r.prices.For(m.Provider, m.Model)
+		out = append(out, host.HostModel{Provider: ref.Provider, ID: ref.ID, Input: &pr.Input, Output: &pr.Output, CacheRead: &pr.CacheRead, CacheWrite: &pr.CacheWrite})
+	}
+	return out
 }

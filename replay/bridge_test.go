@@ -128,7 +128,7 @@ type loadSpy struct {
 	loads *[]lifecycle.Load
 }
 
-func (s *loadSpy) Observe(ev lifecycle.Event) {
+func (s *loadSpy) Observe(ev Event) {
 	if ev.Type == lifecycle.EvLoad {
 		*s.loads = append(*s.loads, *ev.Load)
 	}

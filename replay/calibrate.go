@@ -39,7 +39,7 @@ func (b *branch) calibrate() (Calibration, Accuracy, []observed) {
 			if rec != nil {
 				arch = rec.Archived()
 			}
-			segs, tail := rb.request(cb, arch, nil, 0, e)
+			segs, tail := rb.request(cb, arch, nil, nil, 0, e)
 			o := obs{m: pricing.Length(segs) + pricing.Length(tail), first: prev == nil,
 				t: requestTime(e), provider: m.Provider, model: m.Model, out: m}
 			if prev != nil {

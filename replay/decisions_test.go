@@ -21,7 +21,7 @@ func TestReplayDecisions(t *testing.T) {
 	file, cat, cfg := alphaBeta(t, 10)
 	run := func(ttl time.Duration, decisions bool) *Report {
 		t.Helper()
-		return replayFile(t, file, Options{TTL: ttl, Decisions: decisions, Strategies: []StrategySpec{EngineSpec("defaults", cat, cfg)}})
+		return replayFile(t, file, Options{TTL: ttl, Decisions: decisions, Strategies: []StrategySpec{EngineSpec("defaults", world(cat, cfg))}})
 	}
 	type note struct {
 		Request, Turn int

@@ -2,7 +2,9 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
@@ -32,7 +34,8 @@ const MaxForesightPasses = 3
 // could reach only by knowing the future, not a proof that none does
 // better. It replays the branch about loads × (turns + loads) × passes
 // times.
-func ForesightSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
+func ForesightSpec(w *host.World) StrategySpec {
+	cat, cfg := w.Catalog, w.Config
 	e := lifecycle.New(cat, cfg)
 	pinned := map[string]bool{}
 	// The entry skill's body may go once it has routed
@@ -62,12 +65,12 @@ const ForesightTimingName = "foresight-timing"
 // prices what timing alone could gain over relevance-only, the comparison
 // of docs/cache-aware.md: a cache-aware policy may archive later, or not
 // at all, but not sooner than the rules drop a body, nor what they keep.
-func ForesightTimingSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
-	spec := ForesightSpec(cat, cfg)
+func ForesightTimingSpec(w *host.World) StrategySpec {
+	spec := ForesightSpec(w)
 	spec.Name = ForesightTimingName
-	ro := cfg
+	ro := w.Config
 	ro.CacheAware.Enabled = false
-	rs := EngineSpec("relevance-only", cat, ro)
+	rs := EngineSpec("relevance-only", w.WithConfig(ro))
 	f := *spec.search
 	f.relevance = &rs
 	spec.search = &f
@@ -90,8 +93,8 @@ const ForesightPeakShare = 1.10
 // prices what timing alone could gain over relevance-only within issue
 // 10's peak limit, per branch (the issue sums the peaks of a set of
 // sessions, which allows a little more).
-func ForesightPeakSpec(cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
-	spec := ForesightTimingSpec(cat, cfg)
+func ForesightPeakSpec(w *host.World) StrategySpec {
+	spec := ForesightTimingSpec(w)
 	spec.Name = ForesightPeakName
 	f := *spec.search
 	f.peakShare = ForesightPeakShare
@@ -123,9 +126,9 @@ type archiveMoments struct {
 	first map[string]moment
 }
 
-func (a *archiveMoments) Observe(ev lifecycle.Event) {
+func (a *archiveMoments) Observe(ev Event) {
 	a.Strategy.Observe(ev)
-	a.at.observe(ev)
+	a.at.observe(ev.Event)
 	if ev.Type == lifecycle.EvRequest {
 		for id := range a.Strategy.Archived() {
 			if _, ok := a.first[a.at.key(id)]; !ok {
@@ -133,6 +136,21 @@ func (a *archiveMoments) Observe(ev lifecycle.Event) {
 			}
 		}
 	}
+}
+
+// open forwards to the followed strategy.
+func (a *archiveMoments) open(models []host.HostModel, charsPerToken float64) {
+	if o, ok := a.Strategy.(opener); ok {
+		o.open(models, charsPerToken)
+	}
+}
+
+// Notes forwards to the followed strategy.
+func (a *archiveMoments) Notes() map[string]string {
+	if n, ok := a.Strategy.(noter); ok {
+		return n.Notes()
+	}
+	return nil
 }
 
 // Deduped forwards to the followed strategy.
@@ -307,6 +325,21 @@ type planStrategy struct {
 	notes   map[string]string // load id -> the note that replaced it
 	arch    map[string]string
 	files   map[string]planFile // file id -> the file and the load it goes with
+	carried map[string]bool     // the bodies the last request carried whole
+}
+
+// copies are the plan's copies of skill's body, in load order (the
+// notes are none).
+func (p *planStrategy) copies(skill string) []lifecycle.Body {
+	var out []lifecycle.Body
+	for id, sk := range p.skill {
+		if _, note := p.notes[id]; sk == skill && !note {
+			_, gone := p.arch[id]
+			out = append(out, lifecycle.Body{ID: id, Skill: sk, Hash: p.hash[id], Archived: gone})
+		}
+	}
+	slices.SortFunc(out, func(a, b lifecycle.Body) int { return p.seq[a.ID] - p.seq[b.ID] })
+	return out
 }
 
 // planFile is a file read from a skill's folder and the load it goes with.
@@ -317,15 +350,25 @@ type planFile struct {
 
 // Observe follows the moment and takes the loads; the plan is applied
 // anew at each prompt, load and file.
-func (p *planStrategy) Observe(ev lifecycle.Event) {
-	p.at.observe(ev)
+func (p *planStrategy) Observe(ev Event) {
+	p.at.observe(ev.Event)
 	if m := p.at.moment(); m != p.moments[len(p.moments)-1] {
 		p.moments = append(p.moments, m)
 	}
 	switch ev.Type {
+	case lifecycle.EvRequest:
+		// What the request carries whole: the bodies the plan has not
+		// archived (the "already loaded" gate looks only at those).
+		p.carried = map[string]bool{}
+		for id := range p.skill {
+			if _, gone := p.arch[id]; !gone {
+				p.carried[id] = true
+			}
+		}
+		return
 	case lifecycle.EvPrompt: // a turn's start: the plan applies anew
 	case lifecycle.EvLoad, lifecycle.EvLoads:
-		for _, l := range loadsOf(ev) {
+		for _, l := range loadsOf(ev.Event) {
 			p.load(l)
 		}
 	case lifecycle.EvResource:
@@ -343,11 +386,9 @@ func (p *planStrategy) load(l lifecycle.Load) {
 		return
 	}
 	if p.f.dedupe && l.Hash != "" {
-		for id, sk := range p.skill {
-			if _, gone := p.arch[id]; !gone && sk == l.Skill && p.hash[id] == l.Hash {
-				p.notes[l.ID] = lifecycle.AlreadyLoadedText(l.Skill, lifecycle.Body{})
-				break
-			}
+		// The sidecar's gate, over the plan's copies of the skill.
+		if _, ok := host.Visible(p.copies(l.Skill), p.carried, l.Hash); ok {
+			p.notes[l.ID] = lifecycle.AlreadyLoadedText(l.Skill, lifecycle.Body{})
 		}
 	}
 	p.skill[l.ID], p.hash[l.ID], p.seq[l.ID] = l.Skill, l.Hash, len(p.seq)+1

@@ -100,7 +100,7 @@ func foresightReplay(t *testing.T, file string, ttl time.Duration, cfg rules.Con
 	t.Helper()
 	cat := alphaBetaCatalog()
 	return replayFile(t, file, Options{TTL: ttl,
-		Strategies: []StrategySpec{ForesightSpec(cat, cfg), ForesightTimingSpec(cat, cfg), {Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }}}}).Strategies
+		Strategies: []StrategySpec{ForesightSpec(world(cat, cfg)), ForesightTimingSpec(world(cat, cfg)), {Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }}}}).Strategies
 }
 
 // TestForesightTiming: the timing-only yardstick archives only what
@@ -237,7 +237,7 @@ func TestForesightTimingNotBeforeTheRules(t *testing.T) {
 	cat := alphaBetaCatalog()
 	rep := replayFile(t, sb.file(), Options{Series: true, Strategies: []StrategySpec{
 		{Name: "bridge-keep", Bridge: true, New: func() Strategy { return KeepAll{} }},
-		EngineSpec("relevance-only", cat, ro), ForesightTimingSpec(cat, cfg)}})
+		EngineSpec("relevance-only", world(cat, ro)), ForesightTimingSpec(world(cat, cfg))}})
 	keep, rel, ft := rep.Series[1], rep.Series[2], rep.Series[3]
 	if len(keep) != len(ft) || len(keep) != len(rel) {
 		t.Fatalf("series of %d, %d and %d requests", len(keep), len(rel), len(ft))
@@ -271,7 +271,7 @@ func TestForesightPeak(t *testing.T) {
 	file := foresightSessionPrompts(t, map[int]string{2: "now do the beta work, all of the beta work"}, 4, 20000, 20000, time.Minute)
 	cat := alphaBetaCatalog()
 	rs := replayFile(t, file, Options{Strategies: []StrategySpec{
-		EngineSpec("relevance-only", cat, ro), ForesightTimingSpec(cat, cfg), ForesightPeakSpec(cat, cfg)}}).Strategies
+		EngineSpec("relevance-only", world(cat, ro)), ForesightTimingSpec(world(cat, cfg)), ForesightPeakSpec(world(cat, cfg))}}).Strategies
 	rel, ft, fp := rs[1], rs[2], rs[3]
 	limit := int(float64(rel.PeakContext) * ForesightPeakShare)
 	if ft.Archives != 0 || ft.PeakContext <= limit {

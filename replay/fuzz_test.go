@@ -28,11 +28,11 @@ func FuzzReplay(f *testing.F) {
 			t.Fatal(err)
 		}
 		specs := []StrategySpec{
-			EngineSpec("defaults", lifecycle.Catalog{}, rules.Default()),
+			EngineSpec("defaults", world(lifecycle.Catalog{}, rules.Default())),
 			{Name: "scripted", New: func() Strategy { return &scripted{} }},
-			ForesightSpec(lifecycle.Catalog{}, rules.Default()),
-			ForesightTimingSpec(lifecycle.Catalog{}, rules.Default()),
-			ForesightPeakSpec(lifecycle.Catalog{}, rules.Default()),
+			ForesightSpec(world(lifecycle.Catalog{}, rules.Default())),
+			ForesightTimingSpec(world(lifecycle.Catalog{}, rules.Default())),
+			ForesightPeakSpec(world(lifecycle.Catalog{}, rules.Default())),
 		}
 		r := NewRunner(Options{Strategies: specs, AllBranches: true, TTL: DefaultTTL})
 		r.AddSession(s)

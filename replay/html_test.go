@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -18,8 +19,8 @@ import (
 func bundledReport(t *testing.T) *Report {
 	t.Helper()
 	pack := filepath.Join(repoRoot(), "testdata", "pack")
-	cat, p := CatalogOf(skills.Discover(skills.Options{Paths: []string{pack}, NoDefaults: true}), nil)
-	r := NewRunner(Options{Pack: p, TTL: DefaultTTL, Series: true, Strategies: []StrategySpec{EngineSpec("defaults", cat, rules.Default())}})
+	sc := skills.Discover(skills.Options{Paths: []string{pack}, NoDefaults: true})
+	r := NewRunner(Options{Pack: PackOf(sc, nil), TTL: DefaultTTL, Series: true, Strategies: []StrategySpec{EngineSpec("defaults", host.OfCatalog(sc, rules.Default()))}})
 	files, err := filepath.Glob(filepath.Join(repoRoot(), "testdata", "live-sessions", "*.jsonl"))
 	if err != nil || len(files) != 4 {
 		t.Fatalf("bundled sessions: %v %v", files, err)

@@ -23,7 +23,7 @@ func TestReplayTeachesTheLifetime(t *testing.T) {
 	off.CacheAware.LearnFromUsage = false
 	run := func(ttl time.Duration, cfg rules.Config) StrategyResult {
 		t.Helper()
-		return replayFile(t, file, Options{TTL: ttl, Strategies: []StrategySpec{EngineSpec("defaults", cat, cfg)}}).Strategies[1]
+		return replayFile(t, file, Options{TTL: ttl, Strategies: []StrategySpec{EngineSpec("defaults", world(cat, cfg))}}).Strategies[1]
 	}
 	learned, hedged := run(5*time.Minute, cfg), run(5*time.Minute, off)
 	if learned.Archives != 1 {

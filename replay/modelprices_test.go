@@ -38,7 +38,7 @@ func TestReplayGivesTheModelsPrices(t *testing.T) {
 		{"reads at the input price, fromModel off: kept", table(1, 1), off, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := replayFile(t, file, Options{Prices: tc.prices, Strategies: []StrategySpec{EngineSpec("defaults", cat, tc.cfg)}})
+			rep := replayFile(t, file, Options{Prices: tc.prices, Strategies: []StrategySpec{EngineSpec("defaults", world(cat, tc.cfg))}})
 			if got := rep.Strategies[1].Archives; got != tc.archives {
 				t.Errorf("archives %d, want %d", got, tc.archives)
 			}

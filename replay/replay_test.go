@@ -12,8 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
 )
 
@@ -218,7 +220,7 @@ type scripted struct {
 	arch    map[string]string
 }
 
-func (s *scripted) Observe(ev lifecycle.Event) {
+func (s *scripted) Observe(ev Event) {
 	switch ev.Type {
 	case lifecycle.EvPrompt:
 		s.prompts++
@@ -345,7 +347,7 @@ func TestBodyPositions(t *testing.T) {
 	var got []bodyPos
 	for !cb.Done() {
 		if e := cb.Peek(); e.ID == "a2" {
-			rb.request(cb, nil, nil, 0, e)
+			rb.request(cb, nil, nil, nil, 0, e)
 			got = rb.positions()
 		}
 		cb.Step()
@@ -364,7 +366,7 @@ func TestBodyPositions(t *testing.T) {
 // recorder archives nothing and keeps the requests it is told about.
 type recorder struct{ reqs []lifecycle.Request }
 
-func (r *recorder) Observe(ev lifecycle.Event) {
+func (r *recorder) Observe(ev Event) {
 	if ev.Type == lifecycle.EvRequest {
 		r.reqs = append(r.reqs, *ev.Request)
 	}
@@ -440,8 +442,9 @@ func TestRecordedDecisions(t *testing.T) {
 		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"load alpha"}],"timestamp":1767225601000}}`,
 		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"/p/.agents/skills/alpha/SKILL.md"}}],"provider":"fake","model":"a",` + usage(p1, 0) + `,"stopReason":"toolUse","timestamp":1767225602000}}`,
 		`{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"ALPHA BODY"}],"isError":false,"timestamp":1767225603000}}`,
-		`{"type":"message","id":"a2","parentId":"r1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"provider":"fake","model":"a",` + usage(p2, c2) + `,"stopReason":"stop","timestamp":1767225604000}}`,
+		`{"type":"message","id":"a2","parentId":"k0","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"provider":"fake","model":"a",` + usage(p2, c2) + `,"stopReason":"stop","timestamp":1767225604000}}`,
 		`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"other topic"}],"timestamp":1767225605000}}`,
+		`{"type":"custom","id":"k0","parentId":"r1","timestamp":"2026-01-01T00:00:03.500Z","customType":"skill-lifecycle","data":{"v":1,"action":"load","id":"c1","skill":"alpha","kind":"read","size":10,"run":1}}`,
 		`{"type":"custom","id":"k1","parentId":"u2","timestamp":"2026-01-01T00:00:05.500Z","customType":"skill-lifecycle","data":{"v":1,"action":"archive","id":"c1","skill":"alpha","placeholder":"[gone]"}}`,
 		`{"type":"message","id":"a3","parentId":"k1","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"fin"}],"provider":"fake","model":"a",` + usage(p4, c4) + `,"stopReason":"stop","timestamp":1767225606000}}`,
 	}
@@ -464,4 +467,9 @@ func TestRecordedDecisions(t *testing.T) {
 	if ka, rc := rep.Strategies[0], rep.Strategies[1]; rc.Archives != 1 || ka.PeakContext <= rc.PeakContext {
 		t.Errorf("keep-all %+v, recorded %+v", ka, rc)
 	}
+}
+
+// world is a world over cat under cfg, for the strategies of a test.
+func world(cat lifecycle.Catalog, cfg rules.Config) *host.World {
+	return &host.World{Skills: host.NewIndex(nil), Catalog: cat, Config: cfg}
 }

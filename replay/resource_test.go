@@ -57,7 +57,7 @@ func TestReplayArchivesResources(t *testing.T) {
 	cpt := 0.0
 	run := func(readAgain bool) (keep, on, without StrategyResult) {
 		rep := replayFile(t, resourceSession(t, ref, readAgain), Options{Strategies: []StrategySpec{
-			EngineSpec("on", cat, cfg), EngineSpec("off", cat, off)}})
+			EngineSpec("on", world(cat, cfg)), EngineSpec("off", world(cat, off))}})
 		cpt = rep.Branches[0].Calibration.CharsPerToken
 		return rep.Strategies[0], rep.Strategies[1], rep.Strategies[2]
 	}
@@ -81,12 +81,12 @@ func TestReplayArchivesResources(t *testing.T) {
 	// Foresight's plans tie the files to the bodies as the engine does:
 	// its best plan with them costs less than without.
 	rep := replayFile(t, resourceSession(t, ref, false), Options{Strategies: []StrategySpec{
-		ForesightSpec(cat, cfg), withName(ForesightSpec(cat, off), "foresight-off")}})
+		ForesightSpec(world(cat, cfg)), withName(ForesightSpec(world(cat, off)), "foresight-off")}})
 	if fon, foff := rep.Strategies[1], rep.Strategies[2]; !(fon.CostUSD < foff.CostUSD) || fon.Archives != 1 {
 		t.Errorf("foresight: %.4f USD with the files, %.4f without, %d archives: want less with them, 1 archive", fon.CostUSD, foff.CostUSD, fon.Archives)
 	}
 	// The decisions listing says what went with the body.
-	dec := replayFile(t, resourceSession(t, ref, false), Options{Decisions: true, Strategies: []StrategySpec{EngineSpec("on", cat, cfg)}})
+	dec := replayFile(t, resourceSession(t, ref, false), Options{Decisions: true, Strategies: []StrategySpec{EngineSpec("on", world(cat, cfg))}})
 	var notes []string
 	for _, n := range dec.Branches[0].Strategies[1].Decisions {
 		if n.Action == "archive" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
@@ -67,6 +68,9 @@ type deduper interface{ Deduped(id string) bool }
 // it also keeps the engine's decisions (runOut.notes).
 func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branchIdx int, series *[]Point, notes bool) runOut {
 	r := b.newRun(spec, st, cal, branchIdx, series, notes)
+	if o, ok := st.(opener); ok {
+		o.open(b.models(), cal.CharsPerToken)
+	}
 	if r.logging {
 		r.src.setLog(r.note)
 		defer r.src.setLog(nil)
@@ -92,10 +96,18 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 		}
 	}
 	if r.inRun {
-		st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
+		st.Observe(ev(lifecycle.Event{Type: lifecycle.EvRunEnd}))
 	}
 	r.out.totals = r.meter.Totals
 	return r.out
+}
+
+// loadMeta is what a request's description says of a load besides its
+// position.
+type loadMeta struct {
+	skill string
+	kind  lifecycle.LoadKind
+	path  string
 }
 
 // walk is one replay of a branch under one strategy: the state the walk
@@ -123,7 +135,8 @@ type walk struct {
 	inRun      bool
 	prevT      time.Time
 	prevModel  string
-	archived   map[string]bool   // ids counted as archived
+	archived   map[string]bool // ids counted as archived
+	meta       map[string]loadMeta
 	skillOf    map[string]string // load id -> skill, for the decision notes
 	nReload    int
 
@@ -146,11 +159,22 @@ func (b *branch) newRun(spec StrategySpec, st Strategy, cal Calibration, branchI
 		inserts: map[*session.Entry][]*session.Message{}, last: map[string]load{}, archived: map[string]bool{},
 		skillOf: map[string]string{}, keptIn: map[string]int{}}
 	r.eo, _ = st.(EntryObserver)
+	r.meta = map[string]loadMeta{}
 	r.dd, _ = st.(deduper)
 	r.src, r.logging = st.(decisionSource)
 	r.logging = r.logging && notes
 	if spec.Bridge && b.bv != nil {
 		r.bv, r.loads = b.bv, b.bv.loads
+	}
+	for _, ls := range r.loads {
+		for _, l := range ls {
+			r.meta[l.ID] = loadMeta{l.Skill, l.Kind, l.Path}
+		}
+	}
+	for _, rs := range b.info.resources {
+		for _, res := range rs {
+			r.meta[res.ID] = loadMeta{res.Skill, host.KindResource, res.Path}
+		}
 	}
 	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
 	if r.bv != nil {
@@ -185,7 +209,11 @@ func (r *walk) observeLoad(l load) {
 	if l.Body != "" {
 		hash = lifecycle.HashBody(l.Body) // for the already-loaded dedupe
 	}
-	r.st.Observe(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: int64(l.Size), Kind: l.Kind, Hash: hash}})
+	size := int64(l.Size)
+	if l.Body != "" {
+		size = int64(utf16Len(l.Body)) // as the bridge counts it
+	}
+	r.st.Observe(ev(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: size, Kind: l.Kind, Hash: hash}}))
 	if r.dd != nil && r.dd.Deduped(l.ID) {
 		return // answered "already loaded": not a copy of the body
 	}
@@ -197,13 +225,13 @@ func (r *walk) observeLoad(l load) {
 func (r *walk) user(e *session.Entry, m *session.Message) {
 	r.turn++
 	if r.inRun {
-		r.st.Observe(lifecycle.Event{Type: lifecycle.EvRunEnd})
+		r.st.Observe(ev(lifecycle.Event{Type: lifecycle.EvRunEnd}))
 	}
-	r.st.Observe(lifecycle.Event{Type: lifecycle.EvPrompt, Text: promptText(m)})
+	r.st.Observe(ev(lifecycle.Event{Type: lifecycle.EvPrompt, Text: promptText(m)}))
 	for _, l := range r.loads[e] {
 		r.observeLoad(l)
 	}
-	r.st.Observe(lifecycle.Event{Type: lifecycle.EvRunStart})
+	r.st.Observe(ev(lifecycle.Event{Type: lifecycle.EvRunStart}))
 	r.inRun = true
 	r.prompt = promptText(m)
 	r.wantComebacks = r.spec.Comebacks != nil && !r.b.r.opts.NoComebacks
@@ -268,7 +296,7 @@ func (r *walk) toolResult(e *session.Entry) {
 		r.observeLoad(l)
 	}
 	for _, res := range r.b.info.resources[e] {
-		r.st.Observe(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: res.ID, Skill: res.Skill, Path: res.Path, Size: int64(res.Size)}})
+		r.st.Observe(ev(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: res.ID, Skill: res.Skill, Path: res.Path, Size: int64(res.Size)}}))
 	}
 }
 
@@ -283,6 +311,7 @@ func (r *walk) reload(cb *session.ContextBuilder, e *session.Entry, t time.Time,
 	rl := l
 	rl.ID = pair[0].Blocks[0].ID
 	r.b.loadIDs[rl.ID] = true
+	r.meta[rl.ID] = loadMeta{rl.Skill, rl.Kind, rl.Path}
 	r.observeLoad(rl)
 }
 
@@ -305,7 +334,7 @@ func (r *walk) price(cb *session.ContextBuilder, e *session.Entry, t time.Time, 
 	// The request as it stands before the engine decides: its size,
 	// its bodies, and where it first differs from the previous one.
 	arch := st.Archived()
-	segs, tail := rb.request(cb, arch, r.inserts, r.insVersion, e)
+	segs, tail := rb.request(cb, arch, r.notes(), r.inserts, r.insVersion, e)
 	info.Total = pricing.Length(segs) + pricing.Length(tail)
 	info.Bodies = rb.positions()
 	info.Previous = r.prevSize
@@ -338,11 +367,14 @@ func (r *walk) price(cb *session.ContextBuilder, e *session.Entry, t time.Time, 
 	// The usage the provider reported for the previous request is
 	// replay's own pricing of it: what a provider with this lifetime
 	// would have said.
+	var usage *host.UsageParams
 	if r.havePrevUsage {
 		u := r.prevUsage
 		req.PreviousUsage = &u
+		usage = &host.UsageParams{CacheRead: float64(u.CacheRead), CacheWrite: float64(u.CacheWrite)}
 	}
-	st.Observe(lifecycle.Event{Type: lifecycle.EvRequest, Request: req})
+	st.Observe(Event{Event: lifecycle.Event{Type: lifecycle.EvRequest, Request: req},
+		Host: r.hostRequest(info, usage), Model: host.ModelRef{Provider: provider, ID: model}})
 	if r.logging {
 		for _, t := range r.src.Deferred() {
 			if tn, ok := r.keptIn[t.ID]; ok && tn == r.turn {
@@ -355,7 +387,7 @@ func (r *walk) price(cb *session.ContextBuilder, e *session.Entry, t time.Time, 
 	}
 	if next := st.Archived(); !sameArch(arch, next) {
 		arch = next
-		segs, tail = rb.request(cb, arch, r.inserts, r.insVersion, e)
+		segs, tail = rb.request(cb, arch, r.notes(), r.inserts, r.insVersion, e)
 	}
 	archivedBefore := r.out.archives
 	for id := range arch {
@@ -378,6 +410,47 @@ func (r *walk) price(cb *session.ContextBuilder, e *session.Entry, t time.Time, 
 		r.prevSize = rb.btotal
 	}
 	r.number, r.compactions = info.Number, cb.Compactions
+}
+
+// ev wraps an engine event for a strategy.
+func ev(e lifecycle.Event) Event { return Event{Event: e} }
+
+// opener is a strategy that starts a host session with the branch's
+// models before its first event (EngineStrategy).
+type opener interface {
+	open(models []host.HostModel, charsPerToken float64)
+}
+
+// noter is a strategy that answers loads with notes that are the text
+// of their results, not replacements (EngineStrategy).
+type noter interface{ Notes() map[string]string }
+
+// notes are the strategy's notes, if any.
+func (r *walk) notes() map[string]string {
+	if n, ok := r.st.(noter); ok {
+		return n.Notes()
+	}
+	return nil
+}
+
+// hostRequest is the request as the bridge describes it to the sidecar
+// (before_request): the bodies and files it carries, in order, with
+// their offsets and sizes without replacements (rb.raw), its timing and
+// the usage of the previous request. Answers of "already loaded" are not
+// loads.
+func (r *walk) hostRequest(info requestInfo, usage *host.UsageParams) *host.BeforeRequestParams {
+	raw := r.rb.raw
+	p := &host.BeforeRequestParams{Loads: make([]host.LoadRef, 0, len(raw.bodies)), Total: int64(raw.total),
+		PreviousSize: int64(raw.prev), SincePreviousMs: info.Since.Milliseconds(), CacheCold: info.Cold,
+		ModelChanged: info.ModelChanged, PreviousUsage: usage}
+	for _, b := range raw.bodies {
+		m, ok := r.meta[b.ID]
+		if !ok || (r.dd != nil && r.dd.Deduped(b.ID)) {
+			continue
+		}
+		p.Loads = append(p.Loads, host.LoadRef{ID: b.ID, Skill: m.skill, Kind: m.kind, Size: int64(b.Size), Path: m.path, Offset: int64(b.Offset)})
+	}
+	return p
 }
 
 // noteOf is the DecisionNote of an engine decision worth reading in a

@@ -107,6 +107,14 @@ type llmMessage struct {
 	key   any // cache key of the serialised form
 }
 
+// message is the message lm sends.
+func (lm llmMessage) message() *session.Message {
+	if lm.cm != nil {
+		return lm.cm.Message
+	}
+	return lm.synth
+}
+
 // providerView applies Pi's transformMessages to a context, message by
 // message (so that a growing context is converted incrementally):
 // assistant messages that failed or were aborted are skipped, and a tool

@@ -2,15 +2,12 @@ package replay
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"maps"
 
-	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
-	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // Strategy decides which bodies are archived. Replay tells it what
@@ -19,8 +16,20 @@ import (
 // bodies are archived: load id -> the placeholder text that replaces the
 // body in the context.
 type Strategy interface {
-	Observe(ev lifecycle.Event)
+	Observe(ev Event)
 	Archived() map[string]string
+}
+
+// Event is one thing replay tells a strategy: an engine event, and for a
+// request also what the bridge would tell the sidecar of it.
+type Event struct {
+	lifecycle.Event
+	// Host is the request as the bridge describes it in before_request
+	// (request events): its loads in context order, their offsets and
+	// sizes without replacements, its timing and usage.
+	Host *host.BeforeRequestParams
+	// Model is the model the request goes to (request events).
+	Model host.ModelRef
 }
 
 // StrategySpec names a strategy and makes a fresh one for each session
@@ -49,7 +58,7 @@ const KeepAllName = "keep-all"
 type KeepAll struct{}
 
 // Observe ignores the event.
-func (KeepAll) Observe(lifecycle.Event) {}
+func (KeepAll) Observe(Event) {}
 
 // Archived is always empty.
 func (KeepAll) Archived() map[string]string { return nil }
@@ -59,30 +68,81 @@ func KeepAllSpec() StrategySpec {
 	return StrategySpec{Name: KeepAllName, New: func() Strategy { return KeepAll{} }}
 }
 
-// EngineStrategy drives a lifecycle engine. The archived set is asked of
-// the engine again only after a decision that can change it.
+// EngineStrategy drives a host session over a world, exactly as the
+// sidecar does: a skill tool load goes through the "already loaded" gate
+// when it arrives (host.Session.ToolLoad), every request is described as
+// the bridge describes it (host.Session.BeforeRequest: the loads and files
+// it carries, found again each time, offsets mapped past the placeholders),
+// and the engine behind it decides. The archived set is asked of the
+// engine again only after a decision that can change it.
 type EngineStrategy struct {
-	Engine *lifecycle.Engine
-	arch   map[string]string
-	dirty  bool
-	log    func([]lifecycle.Decision) // when set, sees every decision
+	world   *host.World
+	sess    *host.Session
+	notes   map[string]string // load id -> the "already loaded" note that answered it
+	arch    map[string]string
+	dirty   bool
+	current host.ModelRef              // the model the session was last told
+	log     func([]lifecycle.Decision) // when set, sees every decision
 }
 
-// NewEngineStrategy wraps an engine.
-func NewEngineStrategy(e *lifecycle.Engine) *EngineStrategy {
-	return &EngineStrategy{Engine: e, dirty: true}
+// NewEngineStrategy runs a session over w. The session opens with the
+// models of the branch (open), before its first event.
+func NewEngineStrategy(w *host.World) *EngineStrategy {
+	return &EngineStrategy{world: w, notes: map[string]string{}, dirty: true}
 }
 
-// Observe hands the event to the engine.
-func (s *EngineStrategy) Observe(ev lifecycle.Event) {
-	ds, _ := s.Engine.Apply(ev)
-	if s.log != nil {
-		s.log(ds)
+// open starts the session with the host's model registry (the branch's
+// models at replay's prices) and the branch's characters a token, so
+// that the engine's reasons state costs in dollars.
+func (s *EngineStrategy) open(models []host.HostModel, charsPerToken float64) {
+	s.sess = host.New(s.world, host.InitializeParams{Models: models}, s, host.Options{CharsPerToken: charsPerToken})
+}
+
+// Record, Notify and SetModel make the strategy the session's sink.
+func (s *EngineStrategy) Record(d lifecycle.Decision) {
+	if d.ChangesArchived() {
+		s.dirty = true
 	}
-	for _, d := range ds {
-		if d.ChangesArchived() {
-			s.dirty = true
+	if s.log != nil {
+		s.log([]lifecycle.Decision{d})
+	}
+}
+
+// Notify ignores a line for the user.
+func (s *EngineStrategy) Notify(string, string) {}
+
+// SetModel ignores a model switch: replay follows the session's models.
+func (s *EngineStrategy) SetModel(host.SetModelParams) {}
+
+// Observe hands the event to the session as the bridge would: prompts
+// and runs at once, a skill tool load through the gate, the other loads
+// and the files of skills' folders with the request that carries them.
+func (s *EngineStrategy) Observe(ev Event) {
+	if s.sess == nil {
+		s.open(nil, 0)
+	}
+	switch ev.Type {
+	case lifecycle.EvPrompt:
+		_ = s.sess.UserPrompt(host.UserPromptParams{Text: ev.Text})
+	case lifecycle.EvRunStart:
+		s.sess.RunStart()
+	case lifecycle.EvRunEnd:
+		s.sess.RunEnd()
+	case lifecycle.EvLoad:
+		if l := ev.Load; l.Kind == lifecycle.ByTool {
+			if note, ok := s.sess.ToolLoad(l.ID, l.Skill, l.Hash, l.Size); ok {
+				s.notes[l.ID], s.dirty = note, true
+			}
 		}
+	case lifecycle.EvRequest:
+		if ev.Host == nil {
+			return
+		}
+		if ev.Model.ID != "" && ev.Model != s.current {
+			s.current = ev.Model
+			_ = s.sess.ModelChanged(host.ModelChangedParams{Model: ev.Model})
+		}
+		_, _ = s.sess.BeforeRequest(*ev.Host)
 	}
 }
 
@@ -91,28 +151,44 @@ func (s *EngineStrategy) setLog(log func([]lifecycle.Decision)) { s.log = log }
 
 // Deferred is what the engine said of the bodies its last request kept
 // due (lifecycle.Engine.Deferred).
-func (s *EngineStrategy) Deferred() []rules.Timing { return s.Engine.Deferred() }
+func (s *EngineStrategy) Deferred() []rules.Timing {
+	if s.sess == nil {
+		return nil
+	}
+	return s.sess.Engine().Deferred()
+}
 
-// Archived is the engine's archived set (shared; do not modify).
+// Archived is the engine's archived set, with the "already loaded" notes
+// in place of the loads they answered (shared; do not modify).
 func (s *EngineStrategy) Archived() map[string]string {
-	if s.dirty {
-		s.arch, s.dirty = s.Engine.Archived(), false
+	if s.dirty && s.sess != nil {
+		arch := s.sess.Engine().Archived()
+		if len(s.notes) > 0 {
+			arch = maps.Clone(arch)
+			maps.Copy(arch, s.notes)
+		}
+		s.arch, s.dirty = arch, false
 	}
 	return s.arch
 }
 
-// EngineSpec is a strategy running the engine with cfg over cat. With
-// dedupe "already-loaded" a repeated identical load is answered with the
-// skill tool's note (DedupeStrategy); with "archive-older" it is delivered
-// and the older copy dropped.
-func EngineSpec(name string, cat lifecycle.Catalog, cfg rules.Config) StrategySpec {
-	comebacks := comebackModel(cat, cfg, lifecycle.New(cat, cfg))
-	if cfg.Dedupe == rules.DedupeAlreadyLoaded {
-		return StrategySpec{Name: name, Bridge: true, Comebacks: comebacks,
-			New: func() Strategy { return NewDedupeStrategy(lifecycle.New(cat, cfg)) }}
-	}
+// Deduped reports whether load id was answered "already loaded": it is no
+// body, so it is neither a reload nor the skill's latest copy.
+func (s *EngineStrategy) Deduped(id string) bool {
+	_, ok := s.notes[id]
+	return ok
+}
+
+// Notes are the "already loaded" notes: the text of the results they
+// answered, not replacements (shared; do not modify).
+func (s *EngineStrategy) Notes() map[string]string { return s.notes }
+
+// EngineSpec is a strategy running the engine with w's configuration
+// over its skills, through a host session (EngineStrategy).
+func EngineSpec(name string, w *host.World) StrategySpec {
+	comebacks := comebackModel(w.Catalog, w.Config, lifecycle.New(w.Catalog, w.Config))
 	return StrategySpec{Name: name, Bridge: true, Comebacks: comebacks,
-		New: func() Strategy { return NewEngineStrategy(lifecycle.New(cat, cfg)) }}
+		New: func() Strategy { return NewEngineStrategy(w) }}
 }
 
 // comebackModel is the comeback model of a strategy that runs e (built
@@ -199,91 +275,48 @@ func PickComebacks(asked []string, archived, helper func(skill string) bool, all
 	return out
 }
 
-// MaxConfigSize bounds a configuration file LoadConfigFile reads, as the
-// sidecar bounds the files it reads; a bigger file is refused unread.
-const MaxConfigSize = 1 << 20
-
-// LoadConfigFile reads a skill-lifecycle.json file as the only
-// configuration (over the defaults). Warnings are returned; an error in
-// the file, or a file over MaxConfigSize, is an error.
-func LoadConfigFile(path string) (rules.Config, []string, error) {
-	f, err := regfile.Open(path)
-	if err != nil {
-		return rules.Config{}, nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
-	if err != nil {
-		return rules.Config{}, nil, err
-	}
-	if len(data) > MaxConfigSize {
-		return rules.Config{}, nil, fmt.Errorf("%s: over %d bytes; too big for a configuration file, not read", path, MaxConfigSize)
-	}
-	frag, diags := rules.Parse(data, path)
-	var warns []string
-	for _, d := range diags {
-		if d.Severity == skills.Error {
-			return rules.Config{}, nil, fmt.Errorf("%s", d.String())
-		}
-		warns = append(warns, d.String())
-	}
-	return rules.Merge(frag, rules.Fragment{}, rules.Untrusted), warns, nil
-}
-
 // EntryObserver is implemented by strategies that also follow the
 // session's own entries as the branch is walked (Recorded).
 type EntryObserver interface {
 	ObserveEntry(e *session.Entry)
 }
 
-// RecordsType is the customType of the entries the bridge appends for each
-// engine decision.
-const RecordsType = "skill-lifecycle"
-
 // RecordedName is the name of the strategy that applies recorded decisions.
 const RecordedName = "recorded"
 
-// Recorded applies the archive and unarchive decisions the bridge recorded
-// in the session (custom entries of type "skill-lifecycle"), where they
-// were recorded: what the extension actually did when the session ran.
+// Recorded applies the decisions the bridge recorded in the session
+// (custom entries of host.RecordType), where they were recorded, through
+// an engine as a restore applies them: what the extension actually did
+// when the session ran.
 type Recorded struct {
-	arch map[string]string
+	eng     *lifecycle.Engine
+	pending []lifecycle.Record
+	arch    map[string]string
 }
 
 // Observe ignores engine events.
-func (r *Recorded) Observe(lifecycle.Event) {}
+func (r *Recorded) Observe(Event) {}
 
-// ObserveEntry applies a recorded decision.
+// ObserveEntry takes a recorded decision.
 func (r *Recorded) ObserveEntry(e *session.Entry) {
-	d, ok := recordOf(e)
-	if !ok {
-		return
-	}
-	switch d.Action {
-	case lifecycle.ActArchive:
-		next := maps.Clone(r.arch)
-		if next == nil {
-			next = map[string]string{}
-		}
-		next[d.ID] = d.Placeholder
-		for _, res := range d.Resources { // the files that go with the body
-			next[res.ID] = res.Placeholder
-		}
-		r.arch = next // a new map: callers compare sets by content
-	case lifecycle.ActUnarchive:
-		if _, ok := r.arch[d.ID]; ok {
-			next := maps.Clone(r.arch)
-			delete(next, d.ID)
-			for _, res := range d.Resources {
-				delete(next, res.ID)
-			}
-			r.arch = next
-		}
+	if d, ok := recordOf(e); ok {
+		r.pending = append(r.pending, d)
 	}
 }
 
-// Archived is the recorded archived set so far.
-func (r *Recorded) Archived() map[string]string { return r.arch }
+// Archived is the recorded archived set so far (a new map after each
+// change: callers compare sets by content).
+func (r *Recorded) Archived() map[string]string {
+	if len(r.pending) > 0 {
+		if r.eng == nil {
+			r.eng = lifecycle.New(lifecycle.Catalog{}, rules.Default())
+		}
+		_, _ = r.eng.Apply(lifecycle.Event{Type: lifecycle.EvRecords, Records: r.pending})
+		r.pending = nil
+		r.arch = r.eng.Archived()
+	}
+	return r.arch
+}
 
 // RecordedSpec is the strategy that applies the session's own records.
 func RecordedSpec() StrategySpec {
@@ -292,7 +325,7 @@ func RecordedSpec() StrategySpec {
 
 // recordOf reads a decision recorded by the bridge.
 func recordOf(e *session.Entry) (lifecycle.Decision, bool) {
-	if e.Type != session.TypeCustom || e.CustomType != RecordsType || e.Data == "" {
+	if e.Type != session.TypeCustom || e.CustomType != host.RecordType || e.Data == "" {
 		return lifecycle.Decision{}, false
 	}
 	return decodeRecord(e.Data)
@@ -302,8 +335,8 @@ func recordOf(e *session.Entry) (lifecycle.Decision, bool) {
 // decision would otherwise be allocated for every entry it looks at).
 func decodeRecord(data string) (lifecycle.Decision, bool) {
 	var d lifecycle.Decision
-	if json.Unmarshal([]byte(data), &d) != nil || d.ID == "" {
+	if json.Unmarshal([]byte(data), &d) != nil {
 		return d, false
 	}
-	return d, d.ChangesArchived()
+	return d, d.Action != ""
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/relevance"
-	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -149,7 +149,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := rules.Default()
 	if a.config != "" {
-		c, warnings, err := replay.LoadConfigFile(a.config)
+		c, warnings, err := host.ReadConfigFile(a.config)
 		if err != nil {
 			fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
 			return 1

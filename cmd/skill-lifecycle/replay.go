@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
-	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
@@ -92,7 +92,7 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 		return 2
 	}
 	opts := replay.Options{TTL: *ttl, AllBranches: *allBranches, Series: *htmlFile != "", Decisions: *decisions, NoComebacks: *noComebacks, AllComebacks: *allComebacks}
-	var cat lifecycle.Catalog
+	world := host.OfCatalog(&skills.Catalog{}, rules.Default())
 	var packNames []string // the skills of --skills
 	if *skillsDir != "" {
 		st, err := os.Stat(*skillsDir)
@@ -107,7 +107,7 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 				fmt.Fprintf(stderr, "replay: %s: %s\n", skills.TerminalText(d.Path), skills.TerminalText(d.Message))
 			}
 		}
-		cat, opts.Pack = replay.CatalogOf(sc, orphanDirs)
+		world, opts.Pack = host.OfCatalog(sc, rules.Default()), replay.PackOf(sc, orphanDirs)
 		for _, sk := range sc.Skills {
 			packNames = append(packNames, sk.Name)
 		}
@@ -128,13 +128,13 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 		opts.Prices = t
 	}
 	if !*noDefaults {
-		opts.Strategies = append(opts.Strategies, replay.EngineSpec("defaults", cat, rules.Default()))
+		opts.Strategies = append(opts.Strategies, replay.EngineSpec("defaults", world))
 	}
 	if *recorded {
 		opts.Strategies = append(opts.Strategies, replay.RecordedSpec())
 	}
 	if *foresight {
-		opts.Strategies = append(opts.Strategies, replay.ForesightSpec(cat, rules.Default()), replay.ForesightTimingSpec(cat, rules.Default()), replay.ForesightPeakSpec(cat, rules.Default()))
+		opts.Strategies = append(opts.Strategies, replay.ForesightSpec(world), replay.ForesightTimingSpec(world), replay.ForesightPeakSpec(world))
 	}
 	names := map[string]bool{replay.KeepAllName: true, "defaults": !*noDefaults, replay.RecordedName: *recorded, replay.ForesightName: *foresight, replay.ForesightTimingName: *foresight, replay.ForesightPeakName: *foresight}
 	for _, c := range configs {
@@ -148,7 +148,7 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 			return 2
 		}
 		names[name] = true
-		cfg, warns, err := replay.LoadConfigFile(file)
+		cfg, warns, err := host.ReadConfigFile(file)
 		if err != nil {
 			fmt.Fprintf(stderr, "replay: --config %s: %v\n", name, err)
 			return 2
@@ -156,7 +156,7 @@ exist, no .jsonl file at all); 3 when nothing could be replayed.
 		for _, w := range warns {
 			fmt.Fprintf(stderr, "replay: warning: %s\n", w)
 		}
-		opts.Strategies = append(opts.Strategies, replay.EngineSpec(name, cat, cfg))
+		opts.Strategies = append(opts.Strategies, replay.EngineSpec(name, world.WithConfig(cfg)))
 	}
 
 	files, skipped, total, err := sessionFiles(fl.Args())

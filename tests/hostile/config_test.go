@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
-	"github.com/skill-lifecycle/skill-lifecycle/replay"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -156,7 +156,7 @@ func TestHostileReplayHugeConfig(t *testing.T) {
 	f.WriteString(`"x"]}`)
 	f.Close()
 	var lerr error
-	grew := testio.Allocated(func() { _, _, lerr = replay.LoadConfigFile(path) })
+	grew := testio.Allocated(func() { _, _, lerr = host.ReadConfigFile(path) })
 	if lerr == nil || !strings.Contains(lerr.Error(), path) {
 		t.Errorf("error %v does not refuse %s", lerr, path)
 	}
