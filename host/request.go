@@ -38,6 +38,11 @@ func (s *Session) BeforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 		}
 	}
 	s.pending = nil
+	// A file of a skill's folder goes with the skill's latest live copy
+	// from the first request that carries both: one read before the
+	// skill was loaded, or while it was archived, waits for it (the
+	// engine ties each file once). The rule needs nothing remembered, so
+	// a restarted sidecar and replay decide as the sidecar did.
 	for _, l := range p.Loads {
 		if l.Kind == KindResource {
 			s.apply(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size}})

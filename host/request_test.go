@@ -123,3 +123,33 @@ func TestModelCache(t *testing.T) {
 		})
 	}
 }
+
+// TestEarlyReadGoesWithTheBody: a file of a skill's folder read before the
+// skill is loaded (the bridge lists it with every request) is tied to the
+// body at the first request that carries a live copy, and archived with
+// it; a restarted session decides the same from the records and the
+// request. Replay does the same (replay.TestReplayEarlyRead).
+func TestEarlyReadGoesWithTheBody(t *testing.T) {
+	mod := func(c *rules.Config) { c.CacheAware.Enabled = false }
+	rec := &recorder{}
+	s := New(gateWorld(mod), InitializeParams{}, rec, Options{})
+	guide := LoadRef{ID: "g1", Skill: "eda", Kind: KindResource, Size: 500, Path: "references/guide.md"}
+	s.RunStart()
+	n := len(rec.recs)
+	s.BeforeRequest(BeforeRequestParams{Loads: []LoadRef{guide}})
+	if len(rec.recs) != n {
+		t.Fatalf("a file read before its skill: %+v", rec.recs[n:])
+	}
+	s.ToolLoad("t1", "eda", "h-eda", 100)
+	body := LoadRef{ID: "t1", Skill: "eda", Kind: lifecycle.ByTool, Size: 100}
+	s.BeforeRequest(BeforeRequestParams{Loads: []LoadRef{guide, body}})
+	if b, _ := s.eng.LiveCopy("eda"); len(b.Resources) != 1 || b.Resources[0].ID != "g1" {
+		t.Fatalf("the live copy's files: %+v", b.Resources)
+	}
+	s.RunEnd()
+	s.UserPrompt(UserPromptParams{Text: "deploy the release to production now please"})
+	res, _ := s.BeforeRequest(BeforeRequestParams{Loads: []LoadRef{guide, body}})
+	if len(res.Archive) != 2 {
+		t.Errorf("archived %+v, want the body and its file", res.Archive)
+	}
+}

@@ -9,10 +9,11 @@ import (
 // onResource records a file of a skill's folder (other than its
 // SKILL.md) that the model read into the context: with archiveResources,
 // it goes with the latest live copy of the skill's body from now on, and
-// is archived and unarchived with it. A read while no copy of the body is
-// live (the skill not loaded, or archived) is left alone: the model is
-// using the file on its own. A read without an id or skill, or whose id is
-// already known, is ignored.
+// is archived and unarchived with it. While no copy of the body is live
+// (the skill not loaded yet, or archived) nothing is decided: the host
+// offers the file again with each request that carries it
+// (host.Session.BeforeRequest), and it goes with the first live copy. A
+// read without an id or skill, or whose id is already known, is ignored.
 func (e *Engine) onResource(r Resource) []Decision {
 	if r.ID == "" || r.Skill == "" || !e.cfg.ArchiveResources {
 		return nil

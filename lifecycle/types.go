@@ -31,9 +31,10 @@ type Load struct {
 
 // Resource is a file of a skill's folder other than its SKILL.md (a
 // reference, an asset) that the model read into the context, by a tool
-// call whose result holds it. While the skill's body is live, the file
-// belongs to that body's latest copy and is archived and unarchived with it
-// (archiveResources); read while no copy is live, it is left alone.
+// call whose result holds it. The file belongs to the latest live copy of
+// the skill's body and is archived and unarchived with it
+// (archiveResources); read while no copy is live, it goes with the first
+// copy live at a request that carries it.
 type Resource struct {
 	ID    string `json:"id"` // the read's tool call id
 	Skill string `json:"skill"`

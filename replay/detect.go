@@ -117,10 +117,22 @@ func (c *call) strings() []string {
 var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`)
 
 // detect finds the skill loads and tool calls on a branch; cwd (the
-// session's) resolves the relative paths of reads of skills' files.
+// session's) resolves the relative paths of reads of skills' files. A
+// file is a skill's when it lies in a folder the branch loads the skill
+// from, anywhere on the branch: the host knows every skill's folder from
+// the start, so a file read before its skill is loaded is one too.
 func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
+	return detectWith(p, br, cwd, detectWith(p, br, cwd, nil).folders)
+}
+
+// detectWith is detect with the skills' folders known from the start
+// (folders; nil: as they are met).
+func detectWith(p *Pack, br []*session.Entry, cwd string, folders map[string][]string) *pathInfo {
 	info := &pathInfo{loads: map[*session.Entry][]load{}, resources: map[*session.Entry][]resource{},
 		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}, ids: map[*session.Entry]string{}, unknown: map[string][]string{}}
+	for skill, dirs := range folders {
+		info.folders[skill] = append([]string(nil), dirs...)
+	}
 	// The calls awaiting their results, by tool call id, in call order: a
 	// provider may reuse ids, and results come in the order of the calls.
 	type awaiting struct {

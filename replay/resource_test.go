@@ -106,3 +106,44 @@ func withName(s StrategySpec, name string) StrategySpec {
 	s.Name = name
 	return s
 }
+
+// TestReplayEarlyRead: a file of a skill's folder read before the skill is
+// loaded goes with the body once the body is live, as the sidecar ties it
+// (the bridge lists the file with every request, host.Session offers it
+// to the engine each time), and is archived with it. Replay used to miss
+// the file altogether: it knew a skill's folder only from a load it had
+// already met, so the read was no skill's file.
+func TestReplayEarlyRead(t *testing.T) {
+	sb := newSessionBuilder(t, "early")
+	usage := map[string]any{"input": 0, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1}
+	call := func(id, name string, args map[string]any, result string) {
+		sb.add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args}},
+			"provider": "fake", "model": "a", "usage": usage, "stopReason": "toolUse"})
+		sb.add(map[string]any{"role": "toolResult", "toolCallId": id, "toolName": name, "content": []any{map[string]any{"type": "text", "text": result}}, "isError": false})
+	}
+	for turn := 1; turn <= 3; turn++ {
+		prompt := "now do the beta work, all of the beta work"
+		if turn == 1 {
+			prompt = "alpha things please"
+		}
+		sb.add(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": prompt}}})
+		if turn == 1 {
+			call("g1", "read", map[string]any{"path": "/p/.agents/skills/alpha/references/guide.md"}, strings.Repeat("alpha guide line. ", 300))
+			call("c1", "read", map[string]any{"path": "/p/.agents/skills/alpha/SKILL.md"}, "---\nname: alpha\ndescription: Alpha things.\n---\n\n"+strings.Repeat("alpha rule. ", 500))
+		}
+		sb.add(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "provider": "fake", "model": "a", "usage": usage, "stopReason": "stop"})
+	}
+	cfg := rules.Default()
+	cfg.MinKeep = 0
+	cfg.CacheAware.Enabled = false
+	rep := replayFile(t, sb.file(), Options{Decisions: true, Strategies: []StrategySpec{EngineSpec("ro", world(alphaBetaCatalog(), cfg))}})
+	var archived []string
+	for _, n := range rep.Branches[0].Strategies[1].Decisions {
+		if n.Action == "archive" {
+			archived = append(archived, n.Skill+": "+n.Text)
+		}
+	}
+	if len(archived) != 1 || !strings.Contains(archived[0], "alpha") || !strings.Contains(archived[0], "with 1 file of its folder") {
+		t.Errorf("archives %q, want alpha's with the guide read before it", archived)
+	}
+}
