@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"encoding/json"
 	"hash/maphash"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,7 +41,32 @@ type branch struct {
 	// bv is the branch as the bridge would have sent it (nil: recorded
 	// with the bridge, or no pack to render its listing from).
 	bv *bridgeView
+	// regions are the re-attach regions after compactions, by message key
+	// (the session's own, recorded with the bridge, and those a strategy's
+	// session sends): the bodies in each.
+	regions map[any][]regionBlock
 }
+
+// regionBlock is one body of a re-attach region: its load id and skill,
+// where its text starts in the message's text (bytes), and the text.
+type regionBlock struct {
+	id, skill string
+	start     int
+	text      string
+}
+
+// regionBlocks finds the bodies of a re-attach region's text, as the
+// bridge finds them (<skill_content> blocks), named after compaction cid.
+func regionBlocks(text, cid string) []regionBlock {
+	var out []regionBlock
+	for _, m := range contentBlock.FindAllStringSubmatchIndex(text, -1) {
+		skill := text[m[2]:m[3]]
+		out = append(out, regionBlock{id: lifecycle.ReattachID(cid, skill), skill: skill, start: m[0], text: text[m[0]:m[1]]})
+	}
+	return out
+}
+
+var contentBlock = regexp.MustCompile(`<skill_content name="([^"]+)">[\s\S]*?</skill_content>`)
 
 func (r *Runner) newBranch(br []*session.Entry, cwd string) *branch {
 	b := &branch{r: r, br: br, info: detect(r.opts.Pack, br, cwd), segs: map[segKey]msgSeg{},
@@ -64,6 +91,16 @@ func (r *Runner) newBranch(br []*session.Entry, cwd string) *branch {
 		}
 	}
 	b.bv = newBridgeView(r.opts.Pack, b.info, br, b.hasRecords)
+	b.regions = map[any][]regionBlock{}
+	cid := ""
+	for _, e := range br {
+		switch {
+		case e.Type == session.TypeCompaction:
+			cid = e.ID
+		case e.Type == session.TypeCustomMessage && e.CustomType == host.ReattachType:
+			b.regions[e] = regionBlocks(customText(e), cid)
+		}
+	}
 	b.trail = b.segment("]")
 	b.trailOnly = []pricing.Segment{b.trail}
 	return b
@@ -170,6 +207,12 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeVie
 			}
 		}
 	}
+	blocks := b.regions[lm.key]
+	for _, blk := range blocks {
+		if p, ok := arch[blk.id]; ok {
+			ph += blk.id + "\x00" + p + "\x00"
+		}
+	}
 	k := segKey{lm.key, ph, bv != nil}
 	if s, ok := b.segs[k]; ok {
 		return s
@@ -178,12 +221,22 @@ func (b *branch) msgSegment(lm llmMessage, arch map[string]string, bv *bridgeVie
 	if bridged != "" {
 		replace = func(string) string { return bridged }
 	}
-	if ph != "" {
-		if m.Role == session.RoleToolResult {
-			replace = func(string) string { return ph }
-		} else {
-			replace = func(t string) string { return replaceSkillBlock(t, ph) }
+	switch {
+	case ph != "" && len(blocks) > 0:
+		// A re-attach region: each archived body is replaced within its
+		// text, as the bridge replaces it.
+		replace = func(t string) string {
+			for _, blk := range blocks {
+				if p, ok := arch[blk.id]; ok {
+					t = strings.Replace(t, blk.text, p, 1)
+				}
+			}
+			return t
 		}
+	case ph != "" && m.Role == session.RoleToolResult:
+		replace = func(string) string { return ph }
+	case ph != "":
+		replace = func(t string) string { return replaceSkillBlock(t, ph) }
 	}
 	b.buf = serialise(b.buf[:0], m, replace)
 	s := msgSeg{seg: b.bytesSegment(b.buf)}
@@ -350,10 +403,33 @@ func (rb *reqBuilder) add(lm llmMessage, arch map[string]string) {
 			rb.bbodies = append(rb.bbodies, bodyPos{id, rb.bend, ms.body})
 		}
 	}
+	rb.bbodies = rb.b.regionPositions(rb.bbodies, lm, rb.bend, arch)
+	rb.rbodies = rb.b.regionPositions(rb.rbodies, lm, rb.rend, nil)
 	rb.persist = append(rb.persist, seg)
 	rb.end += seg.Len
 	rb.bend += ms.size
 	rb.rbodies, rb.rend, rb.rprev = rawAdd(rb.rbodies, rb.rend, rb.rprev, lm, id, raw)
+}
+
+// regionPositions appends the bodies of a re-attach region that starts
+// at off (the bridge's units), each archived one as its placeholder.
+func (b *branch) regionPositions(out []bodyPos, lm llmMessage, off int, arch map[string]string) []bodyPos {
+	blocks := b.regions[lm.key]
+	if len(blocks) == 0 {
+		return out
+	}
+	text := toolResultText(lm.message())
+	shift := 0 // what the archived bodies before this one save
+	for _, blk := range blocks {
+		at := off + utf16Len(text[:blk.start]) - shift
+		size := utf16Len(blk.text)
+		if p, ok := arch[blk.id]; ok {
+			shift += size - utf16Len(p)
+			size = utf16Len(p)
+		}
+		out = append(out, bodyPos{blk.id, at, size})
+	}
+	return out
 }
 
 // segments is a message as sent (arch applied) and as the host lists it
@@ -444,6 +520,8 @@ func (rb *reqBuilder) request(cb *session.ContextBuilder, arch, notes map[string
 				rb.btail = append(rb.btail, bodyPos{id, boff, ms.body})
 			}
 		}
+		rb.btail = rb.b.regionPositions(rb.btail, lm, boff, arch)
+		rbodies = rb.b.regionPositions(rbodies, lm, rend, nil)
 		rbodies, rend, rprev = rawAdd(rbodies, rend, rprev, lm, id, raw)
 		off += seg.Len
 		boff += ms.size
@@ -489,4 +567,22 @@ func (b *branch) models() []host.HostModel {
 		out = append(out, host.HostModel{Provider: ref.Provider, ID: ref.ID, Input: &pr.Input, Output: &pr.Output, CacheRead: &pr.CacheRead, CacheWrite: &pr.CacheWrite})
 	}
 	return out
+}
+
+// customText is the text of a custom message entry (its content, a string
+// or text blocks).
+func customText(e *session.Entry) string {
+	var str string
+	if json.Unmarshal([]byte(e.Content), &str) == nil {
+		return str
+	}
+	var blocks []struct{ Type, Text string }
+	_ = json.Unmarshal([]byte(e.Content), &blocks)
+	var b strings.Builder
+	for _, blk := range blocks {
+		if blk.Type == "text" {
+			b.WriteString(blk.Text)
+		}
+	}
+	return b.String()
 }

@@ -145,6 +145,14 @@ func (a *archiveMoments) open(models []host.HostModel, charsPerToken float64) {
 	}
 }
 
+// Compact forwards to the followed strategy.
+func (a *archiveMoments) Compact(p host.SessionCompactParams) host.SessionCompactResult {
+	if c, ok := a.Strategy.(compactor); ok {
+		return c.Compact(p)
+	}
+	return host.SessionCompactResult{}
+}
+
 // Notes forwards to the followed strategy.
 func (a *archiveMoments) Notes() map[string]string {
 	if n, ok := a.Strategy.(noter); ok {

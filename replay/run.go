@@ -88,6 +88,9 @@ func (b *branch) runWith(spec StrategySpec, st Strategy, cal Calibration, branch
 			}
 		}
 		cb.Step()
+		if e.Type == session.TypeCompaction {
+			r.compaction(cb, e)
+		}
 		if r.eo != nil {
 			r.eo.ObserveEntry(e)
 		}
@@ -174,6 +177,11 @@ func (b *branch) newRun(spec StrategySpec, st Strategy, cal Calibration, branchI
 	for _, rs := range b.info.resources {
 		for _, res := range rs {
 			r.meta[res.ID] = loadMeta{res.Skill, host.KindResource, res.Path}
+		}
+	}
+	for _, blocks := range b.regions {
+		for _, blk := range blocks {
+			r.meta[blk.id] = loadMeta{blk.skill, lifecycle.ByReattach, ""}
 		}
 	}
 	header := pricing.Segment{Hash: 0x9e3779b97f4a7c15, Len: cal.HeaderChars}
@@ -410,6 +418,71 @@ func (r *walk) price(cb *session.ContextBuilder, e *session.Entry, t time.Time, 
 		r.prevSize = rb.btotal
 	}
 	r.number, r.compactions = info.Number, cb.Compactions
+}
+
+// compactor is a strategy whose session takes compactions and answers
+// with the region to send after the summary (EngineStrategy).
+type compactor interface {
+	Compact(p host.SessionCompactParams) host.SessionCompactResult
+}
+
+// compaction tells the strategy of compaction e, just applied: the loads
+// still in the context are the visible ones, and the region its session
+// answers with is sent right after the summary, as the bridge sends it
+// (before the next entry). A session recorded with the bridge holds its
+// own region there already.
+func (r *walk) compaction(cb *session.ContextBuilder, e *session.Entry) {
+	c, ok := r.st.(compactor)
+	if !ok {
+		return
+	}
+	res := c.Compact(host.SessionCompactParams{ID: e.ID, Visible: r.visible(cb)})
+	next := cb.Peek()
+	if res.Text == "" || next == nil || (next.Type == session.TypeCustomMessage && next.CustomType == host.ReattachType) {
+		return
+	}
+	m := &session.Message{Role: session.RoleUser, Blocks: []session.Block{{Type: "text", Text: res.Text}}}
+	blocks := regionBlocks(res.Text, e.ID)
+	r.b.regions[m] = blocks
+	for _, blk := range blocks {
+		r.meta[blk.id] = loadMeta{blk.skill, lifecycle.ByReattach, ""}
+		// The skill's latest copy now (the agent has it: no comeback).
+		r.last[blk.skill] = load{ID: blk.id, Skill: blk.skill, Kind: lifecycle.ByReattach, Size: utf16Len(blk.text), Body: blk.text}
+	}
+	r.inserts[next] = append(r.inserts[next], m)
+	r.insVersion++
+}
+
+// visible lists the loads in the context after a compaction, as the
+// bridge lists them: the results, /skill: blocks and re-attached bodies
+// of the messages kept, and of the messages replay inserted before them.
+func (r *walk) visible(cb *session.ContextBuilder) []string {
+	var ids []string
+	add := func(key any, m *session.Message, e *session.Entry) {
+		if blocks := r.b.regions[key]; len(blocks) > 0 {
+			for _, blk := range blocks {
+				ids = append(ids, blk.id)
+			}
+			return
+		}
+		switch {
+		case m.Role == session.RoleToolResult:
+			ids = append(ids, r.b.info.idOf(e, m))
+		case e != nil:
+			for _, l := range r.loads[e] {
+				ids = append(ids, l.ID)
+			}
+		}
+	}
+	for _, cm := range cb.Messages() {
+		for _, m := range r.inserts[cm.Entry] {
+			add(m, m, nil)
+		}
+		if cm.Kind != session.FromCompaction {
+			add(cm.Entry, cm.Message, cm.Entry)
+		}
+	}
+	return ids
 }
 
 // ev wraps an engine event for a strategy.

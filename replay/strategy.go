@@ -146,6 +146,16 @@ func (s *EngineStrategy) Observe(ev Event) {
 	}
 }
 
+// Compact hands the session a compaction; the region it answers with is
+// what the bridge sends after the summary.
+func (s *EngineStrategy) Compact(p host.SessionCompactParams) host.SessionCompactResult {
+	if s.sess == nil {
+		s.open(nil, 0)
+	}
+	res, _ := s.sess.Compact(p)
+	return res
+}
+
 // setLog makes every later decision go to log too (nil: no longer).
 func (s *EngineStrategy) setLog(log func([]lifecycle.Decision)) { s.log = log }
 
