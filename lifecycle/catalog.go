@@ -10,12 +10,13 @@ import (
 )
 
 // CatalogOf builds the engine's catalog from parsed skills: names,
-// descriptions, declared roles and model tiers; each body's calls (relevance.CrossRefs:
-// the skills it tells the model to load, prohibitions excluded); and the
-// inferred entry skill (relevance.InferEntry over the skills of each
-// folder; when several folders infer one, the first by name). ranker
-// ranks the skills; nil builds a relevance.Index with default parameters
-// over names, descriptions and headings.
+// descriptions, declared roles and model tiers; each body's calls
+// (relevance.CrossRefs: the skills it tells the model to load,
+// prohibitions excluded); and the entry skill inferred in each folder of
+// skills that declares none (relevance.InferEntry; the first by name is
+// the engine's InferredEntry). ranker ranks the skills; nil builds a
+// relevance.Index with default parameters over names, descriptions and
+// headings. It is the one catalog builder (host.NewWorld calls it).
 func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 	bodies := make([]relevance.Body, len(ss))
 	for i, s := range ss {
@@ -24,6 +25,7 @@ func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 	refs := relevance.CrossRefs(bodies)
 	cat := Catalog{Skills: make([]SkillInfo, len(ss)), Ranker: ranker}
 	folders := map[string][]string{}
+	declares := map[string]bool{}
 	var order []string
 	for i, s := range ss {
 		cat.Skills[i] = SkillInfo{Name: s.Name, Description: s.Description, Role: s.Role, ModelTier: s.ModelTier}
@@ -33,21 +35,22 @@ func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 		if loads := refs[s.Name].Loads; len(loads) > 0 {
 			cat.Skills[i].Calls = slices.Clone(loads)
 		}
+		// A skill's folder is the one holding its own folder (the skills
+		// root it was found in; for a nested pack, the pack's folder).
 		dir := filepath.Dir(s.Dir)
 		if _, ok := folders[dir]; !ok {
 			order = append(order, dir)
 		}
 		folders[dir] = append(folders[dir], s.Name)
+		declares[dir] = declares[dir] || s.Role == skills.RoleEntry
 	}
-	var inferred []string
 	for _, dir := range order {
-		if e := relevance.InferEntry(folders[dir], refs); e != "" {
-			inferred = append(inferred, e)
+		if e := relevance.InferEntry(folders[dir], refs); e != "" && !declares[dir] {
+			cat.Inferred = append(cat.Inferred, e)
 		}
 	}
-	if len(inferred) > 0 {
-		slices.Sort(inferred)
-		cat.InferredEntry = inferred[0]
+	if len(cat.Inferred) > 0 {
+		cat.InferredEntry = slices.Min(cat.Inferred)
 	}
 	if cat.Ranker == nil {
 		docs := make([]relevance.Doc, len(ss))

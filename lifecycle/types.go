@@ -64,7 +64,10 @@ type Catalog struct {
 	// ("" when none); it counts only with inferEntrySkill and when no entry
 	// is configured or declared.
 	InferredEntry string
-	Ranker        rules.Ranker
+	// Inferred lists, folder by folder, the entry skill inferred in each
+	// folder of skills that declares none.
+	Inferred []string
+	Ranker   rules.Ranker
 }
 
 // Action is what a decision does.

@@ -94,7 +94,7 @@ func parseExplain(args []string, stdout, stderr io.Writer) (a explainArgs, code 
 
 // rankPrompt ranks prompt with ix and shapes the report, keeping the first
 // top results (all when top is 0).
-func rankPrompt(ix *relevance.Index, prompt string, minSignal float64, top int) rankReport {
+func rankPrompt(ix rules.Ranker, prompt string, minSignal float64, top int) rankReport {
 	rk := ix.Rank(prompt, minSignal)
 	rep := rankReport{Prompt: prompt, Signal: rk.Signal, Best: rk.Best, Ranking: make([]rankedSkill, 0, len(rk.Results))}
 	for i, r := range rk.Results {
@@ -159,20 +159,20 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg = c
 	}
-	ix := indexCatalog(cat.Skills, relevance.DefaultParams())
+	w := host.OfCatalog(cat, cfg)
 	if a.model != "" {
-		return explainModel(stdout, stderr, skillValues(cat.Skills), ix, cfg, a)
+		return explainModel(stdout, stderr, w, a)
 	}
 	if a.loaded != "" {
-		cfg.MinSignal = a.minSignal
-		rep := explainLoaded(skillValues(cat.Skills), ix, cfg, splitLoaded(a.loaded), a.prompt)
+		w.Config.MinSignal = a.minSignal
+		rep := explainLoaded(w, splitLoaded(a.loaded), a.prompt)
 		if err := writeLoaded(stdout, rep, a.asJSON); err != nil {
 			fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	rep := rankPrompt(ix, a.prompt, a.minSignal, a.top)
+	rep := rankPrompt(w.Catalog.Ranker, a.prompt, a.minSignal, a.top)
 	if err := writeRanking(stdout, rep, a.minSignal, a.asJSON); err != nil {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
 		return 1

@@ -14,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/relevance"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
 // mlPackDir returns ../shared/corpora/ml-pack beside the repository root.
@@ -94,7 +96,7 @@ func TestExplainText(t *testing.T) {
 }
 
 // TestExplainMLPackQuality ranks the labelled dev prompts through the
-// command's own catalog path (skills.Discover, then indexCatalog) and
+// command's own catalog path (skills.Discover, then host.OfCatalog) and
 // checks the same floors as the relevance package's quality test.
 func TestExplainMLPackQuality(t *testing.T) {
 	dir := mlPackDir(t)
@@ -105,7 +107,7 @@ func TestExplainMLPackQuality(t *testing.T) {
 	if len(cat.Skills) != 26 {
 		t.Fatalf("%d skills in the ML pack, want 26", len(cat.Skills))
 	}
-	ix := indexCatalog(cat.Skills, relevance.DefaultParams())
+	ix := host.OfCatalog(cat, rules.Default()).Catalog.Ranker
 	f, err := os.Open(filepath.Join(dir, "dev-cases.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +151,7 @@ func TestInferCatalogRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := inferCatalogRoles(cat)
+	got := inferRoles(cat)
 	if diff := cmp.Diff(map[string]string{"triage-ml-task": "entry"}, func() map[string]string {
 		m := map[string]string{}
 		for k, v := range got {

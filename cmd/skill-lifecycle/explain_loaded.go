@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
@@ -45,15 +46,14 @@ func splitLoaded(s string) []string {
 }
 
 // explainLoaded says what prompt, sent as a user prompt, would do to the
-// bodies of loaded (oldest first) under cfg, with ss the installed skills
-// and ranker their ranking (nil builds the default index).
-func explainLoaded(ss []skills.Skill, ranker rules.Ranker, cfg rules.Config, loaded []string, prompt string) loadedReport {
-	cat := lifecycle.CatalogOf(ss, ranker)
+// bodies of loaded (oldest first) in world w (its skills and
+// configuration).
+func explainLoaded(w *host.World, loaded []string, prompt string) loadedReport {
 	installed := map[string]bool{}
-	for _, s := range ss {
+	for _, s := range w.Catalog.Skills {
 		installed[s.Name] = true
 	}
-	ex := lifecycle.Explain(cat, cfg, loaded, prompt)
+	ex := lifecycle.Explain(w.Catalog, w.Config, loaded, prompt)
 	rep := loadedReport{Prompt: prompt, Decisions: []loadedDecision{}, Entry: ex.Entry, EntrySource: ex.EntrySource}
 	if ex.Skipped != nil {
 		rep.Skipped = ex.Skipped.Text

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -22,7 +23,11 @@ func TestExplainLoaded(t *testing.T) {
 	cfg := rules.Default()
 	cfg.MinKeep = 0
 	cfg.TopK = 1
-	rep := explainLoaded(ss, nil, cfg, splitLoaded(" route-task, write-docs,,deploy-service ,ghost"), "plot a chart of the monthly sales figures")
+	var list []host.HostSkill
+	for _, s := range ss {
+		list = append(list, host.HostSkill{Name: s.Name, Description: s.Description, Path: s.Dir + "/SKILL.md"})
+	}
+	rep := explainLoaded(host.NewWorld(list, ss, cfg, nil), splitLoaded(" route-task, write-docs,,deploy-service ,ghost"), "plot a chart of the monthly sales figures")
 	type row struct {
 		Skill     string
 		Keep      bool

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/models"
-	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -31,9 +31,9 @@ type configReport struct {
 // tiers, starting from the --current model. Without a host, prices are
 // unknown, so helper downgrades are judged as the engine judges an unpriced
 // registry.
-func explainModel(stdout, stderr io.Writer, ss []skills.Skill, ranker rules.Ranker, cfg rules.Config, a explainArgs) int {
+func explainModel(stdout, stderr io.Writer, w *host.World, a explainArgs) int {
 	found := false
-	for _, s := range ss {
+	for _, s := range w.Catalog.Skills {
 		if s.Name == a.model {
 			found = true
 			break
@@ -52,7 +52,7 @@ func explainModel(stdout, stderr io.Writer, ss []skills.Skill, ranker rules.Rank
 		}
 		current = models.Selection{Model: ref, Thinking: level}
 	}
-	ex, diags := lifecycle.ExplainModel(lifecycle.CatalogOf(ss, ranker), cfg, models.Registry{}, a.model, current, nil)
+	ex, diags := lifecycle.ExplainModel(w.Catalog, w.Config, models.Registry{}, a.model, current, nil)
 	rep := modelReport{Skill: ex.Skill, Switch: ex.Switch, Cause: ex.Cause, Reports: ex.Reports}
 	if a.current != "" {
 		rep.Current = current.String()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -16,10 +18,17 @@ func init() {
 	register(command{name: "list", summary: "list the skills Pi would load, with source, role and diagnostics", run: runList})
 }
 
-// inferRoles, when set, returns roles inferred for skills that declare none
-// (by name). It is a seam for the relevance package's entry inference;
-// nil means no inference.
-var inferRoles func(c *skills.Catalog) map[string]skills.Role
+// inferRoles returns the roles inferred for skills that declare none (by
+// name): the entry of each folder of skills that declares none, as the
+// catalog infers it (host.OfCatalog, lifecycle.CatalogOf). Tests replace
+// it; nil means no inference.
+var inferRoles = func(c *skills.Catalog) map[string]skills.Role {
+	out := map[string]skills.Role{}
+	for _, name := range host.OfCatalog(c, rules.Default()).Catalog.Inferred {
+		out[name] = skills.RoleEntry
+	}
+	return out
+}
 
 // Role sources shown by list.
 const (
