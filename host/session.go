@@ -311,8 +311,8 @@ func DecodeRecords(raw []json.RawMessage) (recs []lifecycle.Record, orig []int, 
 	recs = make([]lifecycle.Record, 0, len(raw))
 	orig = make([]int, 0, len(raw))
 	for i, r := range raw {
-		var d lifecycle.Record
-		if err := json.Unmarshal(r, &d); err != nil {
+		d, err := DecodeRecord(r)
+		if err != nil {
 			probs = append(probs, lifecycle.Problem{Index: i, Message: fmt.Sprintf("record %d is not a decision: %v", i, err)})
 			continue
 		}
@@ -320,6 +320,13 @@ func DecodeRecords(raw []json.RawMessage) (recs []lifecycle.Record, orig []int, 
 		orig = append(orig, i)
 	}
 	return recs, orig, probs
+}
+
+// DecodeRecord reads the data of one session entry of RecordType.
+func DecodeRecord(data []byte) (lifecycle.Record, error) {
+	var d lifecycle.Record
+	err := json.Unmarshal(data, &d)
+	return d, err
 }
 
 // RecordType is the customType of the session entries that hold the

@@ -1,6 +1,7 @@
-// Package protocol is skill-lifecycle's JSON-RPC 2.0 server (LSP-style
-// Content-Length framing over stdio). It decodes requests from a host such
-// as the Pi bridge extension, hands them to the lifecycle engine and encodes
-// the engine's answers and notifications. It holds no lifecycle logic of its
-// own.
+// Package protocol serves skill-lifecycle over JSON-RPC 2.0 (LSP-style
+// Content-Length framing over stdio): it decodes each request from a host
+// such as the Pi bridge extension, calls the method of host.Session that
+// takes that event, and encodes the answer, with the session's records,
+// messages and model switches sent as notifications before it. It holds
+// no logic of its own, in the manner of gopls' server methods.
 package protocol

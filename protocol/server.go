@@ -186,8 +186,28 @@ func (c *call) decode(v any) *jsonrpc2.Error {
 
 type handler func(*call) (any, *jsonrpc2.Error)
 
+// Methods the host calls (requests unless marked as a notification).
+const (
+	MethodInitialize        = "initialize"
+	MethodShutdown          = "shutdown"
+	MethodExit              = "exit" // notification
+	MethodSkillsUpdate      = "skills/update"
+	MethodSkillLoad         = "skill/load"
+	MethodToolCall          = "tool_call"
+	MethodUserPrompt        = "user_prompt"
+	MethodBeforeRequest     = "before_request"
+	MethodSessionRestore    = "session/restore"
+	MethodSessionCompact    = "session/compact"
+	MethodCommand           = "command"
+	MethodRunStart          = "run/start"
+	MethodRunEnd            = "run/end"
+	MethodModelChanged      = "model/changed"
+	MethodModelSwitchFailed = "model/switchFailed" // notification or request
+)
+
 // handlers maps each method to the session's event (package host); the
-// server only decodes, calls and encodes.
+// server only decodes, calls and encodes. A new host event is a line here
+// (docs/protocol.md, "Adding a host event").
 var handlers map[string]handler
 
 func init() {

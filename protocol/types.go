@@ -8,25 +8,6 @@ import "github.com/skill-lifecycle/skill-lifecycle/host"
 // misreading each other.
 const Version = 1
 
-// Methods the host calls (requests unless marked as a notification).
-const (
-	MethodInitialize        = "initialize"
-	MethodShutdown          = "shutdown"
-	MethodExit              = "exit" // notification
-	MethodSkillsUpdate      = "skills/update"
-	MethodSkillLoad         = "skill/load"
-	MethodToolCall          = "tool_call"
-	MethodUserPrompt        = "user_prompt"
-	MethodBeforeRequest     = "before_request"
-	MethodSessionRestore    = "session/restore"
-	MethodSessionCompact    = "session/compact"
-	MethodCommand           = "command"
-	MethodRunStart          = "run/start"
-	MethodRunEnd            = "run/end"
-	MethodModelChanged      = "model/changed"
-	MethodModelSwitchFailed = "model/switchFailed" // notification or request
-)
-
 // Notifications the server sends to the host. Each is sent before the
 // response to the request that caused it, on the same stream, so the host
 // sees them in order.

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"maps"
 
 	"github.com/skill-lifecycle/skill-lifecycle/host"
@@ -344,9 +343,6 @@ func recordOf(e *session.Entry) (lifecycle.Decision, bool) {
 // decodeRecord decodes a record's data (apart from recordOf, whose
 // decision would otherwise be allocated for every entry it looks at).
 func decodeRecord(data string) (lifecycle.Decision, bool) {
-	var d lifecycle.Decision
-	if json.Unmarshal([]byte(data), &d) != nil {
-		return d, false
-	}
-	return d, d.Action != ""
+	d, err := host.DecodeRecord([]byte(data))
+	return d, err == nil && d.Action != ""
 }

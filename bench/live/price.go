@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/tests/e2e"
 )
@@ -87,7 +88,7 @@ func archiveRecords(session string) []archiveRecord {
 				Reason        struct{ Code, By string }
 			}
 		}
-		if json.Unmarshal(line, &e) != nil || e.Type != "custom" || e.CustomType != "skill-lifecycle" || e.Data.Action != "archive" {
+		if json.Unmarshal(line, &e) != nil || e.Type != "custom" || e.CustomType != host.RecordType || e.Data.Action != "archive" {
 			continue
 		}
 		why := e.Data.Reason.Code
