@@ -356,22 +356,12 @@ func (r *walk) price(cb *session.ContextBuilder, e *session.Entry, t time.Time, 
 			info.ChangedFrom = lcp
 		}
 	}
+	// The engine's session knows the model's cache prices from its
+	// registry (the branch's models at the table's prices, branch.models)
+	// and the model from Model, as the bridge tells the sidecar, and the
+	// price of a character of input from the calibration (its reasons
+	// state costs in dollars).
 	req := info.request()
-	// The bridge tells the engine the model's cache prices (Pi's
-	// registry); replay's are the table's. No lifetime: a session
-	// does not record the one its model declared.
-	pr := b.r.prices.For(provider, model)
-	if rr, w, ok := rules.ModelCachePrices(pr.Input, pr.CacheRead, pr.CacheWrite); ok {
-		req.Cache = &rules.ModelCache{Model: key, ReadPrice: rr, WritePrice: w}
-	}
-	// The price of a character of input, so that the engine's
-	// reasons state their costs in dollars (nothing else reads it).
-	if pr.Input > 0 && r.cal.CharsPerToken > 0 {
-		if req.Cache == nil {
-			req.Cache = &rules.ModelCache{Model: key}
-		}
-		req.Cache.UnitUSD = pr.Input / 1e6 / r.cal.CharsPerToken
-	}
 	// The usage the provider reported for the previous request is
 	// replay's own pricing of it: what a provider with this lifetime
 	// would have said.
