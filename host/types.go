@@ -177,7 +177,10 @@ type UserPromptParams struct {
 // LoadRef is one skill body the host sees in the context it is about to
 // send: its id (the tool call id, or for a /skill:name block an id the host
 // derives from its user message), the skill, how it arrived and its size in
-// characters. The body itself is never sent.
+// characters (UTF-16 code units, as the host counts them; so are offsets
+// and totals). The body itself is never sent. Today the bridge finds the
+// loads; a context model fed with the bridge's messages is to build the
+// same list in Go (replay builds it from a recorded session already).
 type LoadRef struct {
 	ID    string             `json:"id"`
 	Skill string             `json:"skill"`
