@@ -114,6 +114,7 @@ export interface InitializeResult {
 	tool: ToolSpec;
 	commands: CommandSpec[] | null;
 	diagnostics?: string[];
+	archiveVia: string;
 }
 
 // host.ToolSpec

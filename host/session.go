@@ -82,6 +82,7 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 		Tool:                toolSpec(),
 		Commands:            commandSpecs(),
 		Diagnostics:         terminalLines(diags),
+		ArchiveVia:          s.world.Config.ArchiveVia,
 	}, nil
 }
 

@@ -113,6 +113,9 @@ type InitializeResult struct {
 	// Diagnostics are problems found in the skills or the configuration, one
 	// sentence each, for the host to show once.
 	Diagnostics []string `json:"diagnostics,omitempty"`
+	// ArchiveVia is the configuration's `archiveVia`: how the host applies
+	// the archive lists of before_request (rules.ArchiveViaHook, ...).
+	ArchiveVia string `json:"archiveVia"`
 }
 
 // SkillsUpdateParams replaces the host's skill list (after a reload).

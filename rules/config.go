@@ -84,6 +84,10 @@ type Config struct {
 	// Compaction is what happens to the loaded bodies when the host
 	// compacts the conversation (docs/compaction.md).
 	Compaction Compaction `json:"compaction"`
+	// ArchiveVia is how the host applies an archival: ArchiveViaHook or
+	// ArchiveViaContextEdit (docs/pi-host.md, *Context edits*). The
+	// engine does not read it; the sidecar passes it to the host.
+	ArchiveVia string `json:"archiveVia" conf:",oneof=hook|context_edit|context_edit_only"`
 }
 
 // Default returns the configuration used when no file sets anything.
@@ -116,6 +120,7 @@ func Default() Config {
 		CacheAware:              DefaultCacheAware(),
 		Dedupe:                  DefaultDedupe,
 		Compaction:              DefaultCompaction(),
+		ArchiveVia:              ArchiveViaHook,
 	}
 }
 
@@ -227,3 +232,18 @@ func CheckNames(c Config, file string, installed func(string) bool) []Diagnostic
 	}
 	return ds
 }
+
+// How the host applies an archival (the `archiveVia` key).
+// ArchiveViaHook replaces the body in every request the host sends (Pi:
+// the context hook) and leaves the session as recorded; it works in every
+// host. ArchiveViaContextEdit also records the replacement in the host's
+// session where the host can (Pi 1.6: a context_edit entry proposed at the
+// next turn boundary), so the session, its compactions and its branches
+// carry it; hosts without that fall back to the hook.
+// ArchiveViaContextEditOnly applies it through the session alone, from the
+// request after the decision (Pi 1.6), for measurement (docs/benchmarks.md).
+const (
+	ArchiveViaHook            = "hook"
+	ArchiveViaContextEdit     = "context_edit"
+	ArchiveViaContextEditOnly = "context_edit_only"
+)

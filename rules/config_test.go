@@ -32,6 +32,8 @@ func TestDefaultsMatchReference(t *testing.T) {
 		// Not in the reference: dedupe and compaction (docs/compaction.md).
 		"dedupe":     "already-loaded",
 		"compaction": map[string]any{"reattach": true, "budgetTokens": 25000.0, "perSkillTokens": 5000.0},
+		// Not in the reference: how the host applies archives (docs/pi-host.md).
+		"archiveVia": "hook",
 	}
 	b, err := json.Marshal(Default())
 	if err != nil {
