@@ -13,6 +13,7 @@
 //   wire.ts      the protocol's types (generated from the Go: internal/tsgen)
 //   sidecar.ts   the sidecar process: start, restart, back-off, timeouts
 //   loads.ts     the skill bodies in the context, and their placeholders
+//   edits.ts     archiving through Pi 1.6's context edits (archiveVia)
 //   host.ts      Pi's skills and models, and its prompt's skills section
 //   tool.ts      the skill tool
 //   commands.ts  the /skills-* commands
@@ -30,8 +31,9 @@
 
 import { registerCommands } from "./commands.ts";
 import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions } from "./host.ts";
+import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf } from "./edits.ts";
 import { applyArchive, findLoads, isSkillFile, lastUsage, LoadIds, resolvePath, visibleAfter } from "./loads.ts";
-import { record, safe, type Context, type CustomMessage, type Pi } from "./pi.ts";
+import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type Pi } from "./pi.ts";
 import { Sidecar } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
 import { REATTACH_TYPE } from "./wire.ts";
@@ -82,7 +84,10 @@ export default function skillLifecycle(pi: Pi) {
 		}
 		await side.restore(ctx).catch(() => side.kill());
 	};
-	pi.on("session_tree", restoreBranch);
+	pi.on("session_tree", async (event, ctx) => {
+		dropPending(); // planned for the branch left
+		await restoreBranch(event, ctx);
+	});
 	pi.on("session_switch", restoreBranch);
 	pi.on("session_fork", restoreBranch);
 
@@ -120,11 +125,53 @@ export default function skillLifecycle(pi: Pi) {
 		if (replaced !== undefined) return { systemPrompt: replaced };
 	});
 
+	// Edits to propose at the next turn boundary (archiveVia context_edit,
+	// Pi 1.6): target entry id → content. The handlers are on only while
+	// there is one: Pi rebuilds its context at every boundary that has a
+	// handler.
+	let pending = new Map<string, string | Block[]>();
+	let offBoundary: (() => void) | undefined;
+	const propose = async (event: BoundaryEvent, ctx: Context): Promise<BoundaryResult | undefined> => {
+		const ds = drafts(pending, BranchEdits.of(ctx));
+		pending = new Map();
+		offBoundary?.();
+		offBoundary = undefined;
+		if (ds.length === 0) return;
+		return { entries: [...(Array.isArray(event?.entries) ? event.entries : []), ...ds] };
+	};
+	const awaitBoundary = () => {
+		if (offBoundary || pending.size === 0) return;
+		const offs = [pi.on("turn_end", propose), pi.on("agent_before_settle", propose)];
+		offBoundary = () => offs.forEach((off) => typeof off === "function" && off());
+	};
+	const dropPending = () => {
+		pending = new Map();
+		offBoundary?.();
+		offBoundary = undefined;
+	};
+
 	pi.on("context", async (event, ctx) => {
-		if (!side.available && !side.init) return;
-		const messages = Array.isArray(event?.messages) ? event.messages : [];
+		const given = Array.isArray(event?.messages) ? event.messages : [];
+		// Pi 1.6 sends its projection: the bodies the bridge edited away
+		// come as placeholders. They are put back as recorded (only in the
+		// messages that hold loads: another extension's edits stay), so the
+		// sidecar sees the request as in hook mode, and so does the model
+		// when the sidecar does not answer (fail open).
+		const be = canEdit(ctx) ? BranchEdits.of(ctx) : undefined;
+		const skills = side.skills.length ? side.skills : hostSkills(pi);
 		const base = String(safe(() => ctx.getSystemPrompt?.()) ?? "").length;
-		const { loads, where, total, previous: previousSize } = findLoads(messages, side.skills, ctx.cwd, base);
+		let messages = be ? unedit(given, be) : given;
+		let found = findLoads(messages, skills, ctx.cwd, base);
+		if (be && messages !== given) {
+			const only = unedit(given, be, loadMessages(found.where));
+			if (only !== messages) {
+				messages = only;
+				found = findLoads(messages, skills, ctx.cwd, base);
+			}
+		}
+		if (!side.available && !side.init) return messages !== given ? { messages } : undefined;
+		const via = be ? viaOf(side.init?.archiveVia) : "hook";
+		const { loads, where, total, previous: previousSize } = found;
 		const now = Date.now();
 		// The time since the previous request: this process's last one, else
 		// the last assistant message on the branch (a resumed session).
@@ -170,9 +217,18 @@ export default function skillLifecycle(pi: Pi) {
 			},
 			ctx,
 		);
-		if (!res || !Array.isArray(res.archive) || res.archive.length === 0) return;
-		const out = applyArchive(messages, where, res.archive);
-		if (out) return { messages: out };
+		if (!res || !Array.isArray(res.archive)) {
+			dropPending();
+			return messages !== given ? { messages } : undefined;
+		}
+		const sent = applyArchive(messages, where, res.archive) ?? messages;
+		if (via !== "hook" && be) {
+			pending = plan(sent, messages, where, be);
+			if (pending.size) awaitBoundary();
+			else dropPending();
+		}
+		const out = via === "context_edit_only" ? (deferArchives(given, messages, sent, where, res.archive) ?? given) : sent;
+		if (!sameContext(out, given)) return { messages: out };
 	});
 
 	pi.on("tool_call", async (event, ctx) => {

@@ -58,13 +58,16 @@ export interface Message {
 
 /** One entry of the session (Pi's SessionEntry). */
 export interface Entry {
-	type: string; // message, custom, custom_message, compaction, ...
+	type: string; // message, custom, custom_message, compaction, context_edit, ...
 	id: string;
 	message?: Message; // message
 	customType?: string; // custom, custom_message
 	data?: unknown; // custom: the extension's own
 	content?: string | Block[]; // custom_message
 	details?: unknown; // custom_message
+	targetId?: string; // context_edit (Pi 1.6): the entry it edits
+	/** context_edit (Pi 1.6): the target's content from now on; null omits it. */
+	replacement?: { content: string | Block[] } | null;
 }
 
 /** A compaction entry (Pi's CompactionEntry). */
@@ -103,7 +106,11 @@ export interface Context {
 	ui: { notify(message: string, level?: NotifyLevel): void };
 	model: Model | undefined;
 	modelRegistry?: ModelRegistry;
-	sessionManager: { getBranch(): Entry[] };
+	sessionManager: {
+		getBranch(): Entry[];
+		/** Pi 1.6: the context as the session's entries and context edits make it. */
+		buildSessionProjection?(): unknown;
+	};
 	isIdle?(): boolean;
 	/** Pi 1.6: whether the project is trusted (0.73 has no project trust). */
 	isProjectTrusted?(): boolean;
@@ -164,6 +171,24 @@ export interface ModelSelectEvent {
 	source?: string;
 }
 
+/** A session entry a turn boundary handler proposes (Pi 1.6's SessionBoundaryDraft, the kind the bridge proposes). */
+export interface ContextEditDraft {
+	type: "context_edit";
+	targetId: string;
+	replacement: { content: string | Block[] } | null;
+}
+
+/** Pi 1.6's turn_end and agent_before_settle: the entries proposed so far. */
+export interface BoundaryEvent {
+	entries?: unknown[];
+	toolResults?: unknown[]; // turn_end
+}
+
+/** What a boundary handler returns: the whole list of proposed entries. */
+export interface BoundaryResult {
+	entries?: unknown[];
+}
+
 /** The events the bridge handles, with what a handler may return. */
 export interface Events {
 	session_start: { event: unknown; result: void };
@@ -180,6 +205,8 @@ export interface Events {
 	agent_end: { event: unknown; result: void };
 	cache_warming_decision: { event: CacheWarmingDecisionEvent; result: void };
 	model_select: { event: ModelSelectEvent; result: void };
+	turn_end: { event: BoundaryEvent; result: BoundaryResult }; // Pi 1.6 takes entries; 0.73 ignores the result
+	agent_before_settle: { event: BoundaryEvent; result: BoundaryResult }; // Pi 1.6
 }
 
 export type Handler<E extends keyof Events> = (
@@ -230,7 +257,8 @@ export interface CustomMessage {
 
 /** Pi's ExtensionAPI. */
 export interface Pi {
-	on<E extends keyof Events>(event: E, handler: Handler<E>): void;
+	/** Pi 1.6 returns a function that removes the handler; 0.73 nothing. */
+	on<E extends keyof Events>(event: E, handler: Handler<E>): unknown;
 	registerTool(tool: ToolDefinition): void;
 	registerCommand(name: string, command: CommandDefinition): void;
 	appendEntry(customType: string, data?: unknown): void;

@@ -34,7 +34,7 @@ func (c *configFlags) Set(v string) error {
 	if !ok || name == "" || file == "" {
 		return fmt.Errorf("want NAME=FILE, got %q", v)
 	}
-	for _, m := range append(Modes(), *c...) {
+	for _, m := range append(append(Modes(), OptionalModes()...), *c...) {
 		if m.Name == name {
 			return fmt.Errorf("mode %q already exists", name)
 		}

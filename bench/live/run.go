@@ -59,6 +59,19 @@ func Modes() []Mode {
 	}
 }
 
+// OptionalModes are modes that run only when -live.modes names them:
+// archiving through Pi 1.6's context edits (archiveVia, docs/pi-host.md
+// "Context edits"), each without and with a provider cache lifetime.
+func OptionalModes() []Mode {
+	const edit, only = `{"archiveVia": "context_edit"}`, `{"archiveVia": "context_edit_only"}`
+	return []Mode{
+		{Name: "context-edit", Bridge: true, Config: edit},
+		{Name: "context-edit-5m", Bridge: true, Config: edit, CacheTTL: CacheTTL},
+		{Name: "context-edit-only", Bridge: true, Config: only},
+		{Name: "context-edit-only-5m", Bridge: true, Config: only, CacheTTL: CacheTTL},
+	}
+}
+
 // VirtualStart is the virtual time of every scenario's first prompt.
 var VirtualStart = time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
 

@@ -1,0 +1,222 @@
+// Archiving through Pi 1.6's context edits (archiveVia, docs/pi-host.md
+// "Context edits").
+//
+// A context_edit session entry replaces the content of one earlier entry
+// in every later model context of its branch: Pi's projection
+// (buildSessionProjection) applies the latest edit of each target, and
+// compaction, /tree, resume and fork follow it. An extension can only
+// propose one from a turn boundary (turn_end, agent_before_settle), so the
+// bridge still decides at each request, in the context hook, and then:
+//
+//   context_edit       replaces the bodies in that request (as the hook
+//                      does) and proposes the edits that make the session
+//                      say the same at the next boundary;
+//   context_edit_only  proposes the edits only: a new archive shows from
+//                      the request after the decision (an unarchive shows
+//                      at once, so the model never misses a body the
+//                      sidecar counts as visible).
+//
+// Pi hands the hook its projection, so the bodies the bridge edited away
+// arrive as placeholders. The hook first puts back the recorded content of
+// the entries that hold loads (unedit), so the sidecar sees the request as
+// in hook mode, whatever was edited. A revert is one more edit with the
+// recorded content: Pi has no way to drop an edit.
+
+import { reattachBlocks, resultId, SKILL_BLOCK, textOf, type Where } from "./loads.ts";
+import { record, safe, type Block, type Context, type ContextEditDraft, type Entry, type Message } from "./pi.ts";
+import { REATTACH_TYPE, type Replacement } from "./wire.ts";
+
+export type Via = "hook" | "context_edit" | "context_edit_only";
+
+/** viaOf reads initialize's archiveVia: anything unknown is the hook. */
+export function viaOf(v: unknown): Via {
+	return v === "context_edit" || v === "context_edit_only" ? v : "hook";
+}
+
+/** canEdit says whether Pi records context edits (1.6: it builds its context as a projection). */
+export function canEdit(ctx: Context | undefined): boolean {
+	return typeof ctx?.sessionManager?.buildSessionProjection === "function";
+}
+
+type Content = string | Block[];
+
+// keyOf names a message of the context by what it carries from its entry:
+// Pi clones the messages it hands the hook, so they are matched to the
+// branch's entries by their tool result id, timestamp or compaction id.
+function keyOf(m: Message | undefined): string | undefined {
+	if (!m) return undefined;
+	if (m.role === "toolResult") return `r:${resultId(m)}`;
+	if (m.role === "user" && typeof m.timestamp === "number") return `u:${m.timestamp}`;
+	if (m.role === "custom" && m.customType === REATTACH_TYPE) {
+		const cid = record(m.details)?.compactionId;
+		return typeof cid === "string" && cid ? `c:${cid}` : undefined;
+	}
+	return undefined;
+}
+
+function entryKey(e: Entry): string | undefined {
+	if (e.type === "message") return keyOf(e.message);
+	if (e.type === "custom_message" && e.customType === REATTACH_TYPE) {
+		const cid = record(e.details)?.compactionId;
+		return typeof cid === "string" && cid ? `c:${cid}` : undefined;
+	}
+	return undefined;
+}
+
+/** blocks is content as Pi normalises a tool result's: a string is one text block. */
+function blocks(c: Content | undefined): Block[] {
+	if (typeof c === "string") return [{ type: "text", text: c }];
+	return Array.isArray(c) ? c : [];
+}
+
+/** same says whether two contents send the same text. */
+export function same(a: Content | undefined, b: Content | undefined): boolean {
+	return JSON.stringify(blocks(a)) === JSON.stringify(blocks(b));
+}
+
+interface Target {
+	id: string;
+	raw: Content;
+}
+
+/** The branch as far as context edits go. */
+export class BranchEdits {
+	/** The entries by key; null when two entries share a key (not edited). */
+	private byKey = new Map<string, Target | null>();
+	private byId = new Map<string, Target>();
+	/** The latest edit of each target on the branch (null: omitted). */
+	readonly edits = new Map<string, Content | null>();
+
+	constructor(branch: Entry[]) {
+		for (const e of branch) {
+			if (!e?.id) continue;
+			if (e.type === "context_edit" && typeof e.targetId === "string") {
+				this.edits.set(e.targetId, e.replacement ? e.replacement.content : null);
+				continue;
+			}
+			const k = entryKey(e);
+			if (!k) continue;
+			const t = { id: e.id, raw: (e.type === "message" ? e.message?.content : e.content) ?? [] };
+			this.byId.set(e.id, t);
+			this.byKey.set(k, this.byKey.has(k) ? null : t);
+		}
+	}
+
+	static of(ctx: Context): BranchEdits {
+		return new BranchEdits(safe(() => ctx.sessionManager.getBranch()) ?? []);
+	}
+
+	/** target is the entry message m comes from, when only one entry has its key. */
+	target(m: Message | undefined): Target | undefined {
+		const k = keyOf(m);
+		return (k && this.byKey.get(k)) || undefined;
+	}
+
+	/** get is the entry with id, when it is on the branch and may hold a load. */
+	get(id: string): Target | undefined {
+		return this.byId.get(id);
+	}
+
+	/** effective is what the context holds of target t: its latest edit, else what was recorded. */
+	effective(t: Target): Content | null {
+		const e = this.edits.get(t.id);
+		return e === undefined ? t.raw : e;
+	}
+}
+
+// unedit returns messages with the content recorded in the session put
+// back for every message that an edit replaced, or messages itself when
+// there is none. keep, when given, limits it to those message indices.
+export function unedit(messages: Message[], be: BranchEdits, keep?: Set<number>): Message[] {
+	if (be.edits.size === 0) return messages;
+	let out: Message[] | undefined;
+	messages.forEach((m, i) => {
+		if (keep && !keep.has(i)) return;
+		const t = be.target(m);
+		if (!t || !be.edits.get(t.id)) return; // not edited, or omitted (then not here)
+		if (same(m.content, t.raw)) return;
+		out ??= messages.slice();
+		out[i] = { ...m, content: t.raw };
+	});
+	return out ?? messages;
+}
+
+/** loadMessages lists the indices of the messages holding loads. */
+export function loadMessages(where: Where): Set<number> {
+	return new Set([...where.values()].map((w) => w.msg));
+}
+
+// plan lists the edits that make the session's context hold what sent
+// holds for each message with a load: target id → content. A message
+// whose entry says so already, or that cannot be told from another
+// entry, or that Pi omits, needs none.
+export function plan(sent: Message[], restored: Message[], where: Where, be: BranchEdits): Map<string, Content> {
+	const out = new Map<string, Content>();
+	for (const i of loadMessages(where)) {
+		const t = be.target(restored[i]);
+		if (!t) continue;
+		const eff = be.effective(t);
+		if (eff === null) continue;
+		const want = sent[i]?.content ?? [];
+		if (!same(want, eff)) out.set(t.id, want);
+	}
+	return out;
+}
+
+// archivedIn lists the loads of message i that content c shows as
+// placeholders (the raw message being restored[i]).
+function archivedIn(c: Content | undefined, i: number, restored: Message[], where: Where): Set<string> {
+	const out = new Set<string>();
+	const text = textOf(c);
+	for (const [id, w] of where) {
+		if (w.msg !== i) continue;
+		if (w.kind === "reattach") {
+			const b = reattachBlocks(restored[i]).find((x) => x.id === id);
+			if (b && !text.includes(b.text)) out.add(id);
+		} else if (w.kind === "command") {
+			if (!SKILL_BLOCK.test(text)) out.add(id);
+		} else if (!same(c, restored[i]?.content)) {
+			out.add(id);
+		}
+	}
+	return out;
+}
+
+// deferArchives is what context_edit_only sends: the context as Pi's
+// entries make it (messages), but for a message where the sidecar takes an
+// archive back, which is sent as the sidecar wants it now (sent). undefined
+// when that is messages itself.
+export function deferArchives(messages: Message[], restored: Message[], sent: Message[], where: Where, archive: Replacement[]): Message[] | undefined {
+	const live = new Set(archive.map((a) => a.id));
+	let out: Message[] | undefined;
+	for (const i of loadMessages(where)) {
+		for (const id of archivedIn(messages[i]?.content, i, restored, where)) {
+			if (live.has(id)) continue;
+			out ??= messages.slice();
+			out[i] = sent[i];
+			break;
+		}
+	}
+	return out;
+}
+
+/** sameContext says whether two lists of messages send the same contents. */
+export function sameContext(a: Message[], b: Message[]): boolean {
+	if (a === b) return true;
+	if (a.length !== b.length) return false;
+	return a.every((m, i) => m === b[i] || (m?.role === b[i]?.role && same(m?.content, b[i]?.content)));
+}
+
+// drafts turns the planned edits into the entries to propose now, on the
+// branch as it is: targets still there, not omitted, not already saying so.
+export function drafts(pending: Map<string, Content>, be: BranchEdits): ContextEditDraft[] {
+	const out: ContextEditDraft[] = [];
+	for (const [targetId, content] of pending) {
+		const t = be.get(targetId);
+		if (!t) continue;
+		const eff = be.effective(t);
+		if (eff === null || same(eff, content)) continue;
+		out.push({ type: "context_edit", targetId, replacement: { content } });
+	}
+	return out;
+}
