@@ -23,7 +23,7 @@
 // recorded content: Pi has no way to drop an edit.
 
 import { reattachBlocks, resultId, SKILL_BLOCK, textOf, type Where } from "./loads.ts";
-import { record, safe, type Block, type Context, type ContextEditDraft, type Entry, type Message } from "./pi.ts";
+import { record, safe, type Block, type Context, type ContextEditDraft, type Entry, type Message, type Model } from "./pi.ts";
 import { REATTACH_TYPE, type Replacement } from "./wire.ts";
 
 export type Via = "hook" | "context_edit" | "context_edit_only";
@@ -36,6 +36,14 @@ export function viaOf(v: unknown): Via {
 /** canEdit says whether Pi records context edits (1.6: it builds its context as a projection). */
 export function canEdit(ctx: Context | undefined): boolean {
 	return typeof ctx?.sessionManager?.buildSessionProjection === "function";
+}
+
+// warms says whether Pi may keep model's prompt cache warm between runs:
+// it does so only for a model that declares a cache lifetime (models.md
+// "Prompt Cache Lifetimes").
+export function warms(model: Model | undefined): boolean {
+	const c = model?.promptCache;
+	return !!c && (!!c.short || !!c.long);
 }
 
 type Content = string | Block[];

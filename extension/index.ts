@@ -31,7 +31,7 @@
 
 import { registerCommands } from "./commands.ts";
 import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions } from "./host.ts";
-import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf } from "./edits.ts";
+import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf, warms } from "./edits.ts";
 import { applyArchive, findLoads, isSkillFile, lastUsage, LoadIds, resolvePath, visibleAfter } from "./loads.ts";
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type Pi } from "./pi.ts";
 import { Sidecar } from "./sidecar.ts";
@@ -126,29 +126,34 @@ export default function skillLifecycle(pi: Pi) {
 	});
 
 	// Edits to propose at the next turn boundary (archiveVia context_edit,
-	// Pi 1.6): target entry id → content. The handlers are on only while
-	// there is one: Pi rebuilds its context at every boundary that has a
-	// handler.
+	// Pi 1.6): target entry id → content, planned afresh at each request.
+	// The turn_end handler is on only while there is one, and, when Pi may
+	// keep the model's cache warm, only in a turn that ran tools: Pi
+	// rebuilds its context at every boundary that has a handler, and a
+	// context rebuilt after the run's last request stops its idle cache
+	// warming (cache-warmer.js: the context is no longer "current").
 	let pending = new Map<string, string | Block[]>();
 	let offBoundary: (() => void) | undefined;
 	const propose = async (event: BoundaryEvent, ctx: Context): Promise<BoundaryResult | undefined> => {
 		const ds = drafts(pending, BranchEdits.of(ctx));
-		pending = new Map();
-		offBoundary?.();
-		offBoundary = undefined;
+		dropPending();
 		if (ds.length === 0) return;
 		return { entries: [...(Array.isArray(event?.entries) ? event.entries : []), ...ds] };
 	};
 	const awaitBoundary = () => {
 		if (offBoundary || pending.size === 0) return;
-		const offs = [pi.on("turn_end", propose), pi.on("agent_before_settle", propose)];
-		offBoundary = () => offs.forEach((off) => typeof off === "function" && off());
+		const off = pi.on("turn_end", propose);
+		offBoundary = () => typeof off === "function" && off();
 	};
 	const dropPending = () => {
 		pending = new Map();
 		offBoundary?.();
 		offBoundary = undefined;
 	};
+	// A tool ran: the turn's end is followed by another request.
+	pi.on("tool_execution_end", async () => {
+		awaitBoundary();
+	});
 
 	pi.on("context", async (event, ctx) => {
 		const given = Array.isArray(event?.messages) ? event.messages : [];
@@ -223,9 +228,9 @@ export default function skillLifecycle(pi: Pi) {
 		}
 		const sent = applyArchive(messages, where, res.archive) ?? messages;
 		if (via !== "hook" && be) {
+			dropPending();
 			pending = plan(sent, messages, where, be);
-			if (pending.size) awaitBoundary();
-			else dropPending();
+			if (!warms(ctx.model)) awaitBoundary();
 		}
 		const out = via === "context_edit_only" ? (deferArchives(given, messages, sent, where, res.archive) ?? given) : sent;
 		if (!sameContext(out, given)) return { messages: out };

@@ -178,7 +178,7 @@ export interface ContextEditDraft {
 	replacement: { content: string | Block[] } | null;
 }
 
-/** Pi 1.6's turn_end and agent_before_settle: the entries proposed so far. */
+/** Pi 1.6's turn_end: the entries proposed so far. */
 export interface BoundaryEvent {
 	entries?: unknown[];
 	toolResults?: unknown[]; // turn_end
@@ -206,7 +206,7 @@ export interface Events {
 	cache_warming_decision: { event: CacheWarmingDecisionEvent; result: void };
 	model_select: { event: ModelSelectEvent; result: void };
 	turn_end: { event: BoundaryEvent; result: BoundaryResult }; // Pi 1.6 takes entries; 0.73 ignores the result
-	agent_before_settle: { event: BoundaryEvent; result: BoundaryResult }; // Pi 1.6
+	tool_execution_end: { event: unknown; result: void };
 }
 
 export type Handler<E extends keyof Events> = (
