@@ -3,7 +3,8 @@
 // A thin extension: it spawns `skill-lifecycle serve` (a Go sidecar) and
 // forwards Pi's events to it over JSON-RPC 2.0 with Content-Length framing
 // (docs/protocol.md). The sidecar decides; the bridge applies its answers:
-// it swaps archived skill bodies for placeholders before every model call,
+// it swaps archived skill bodies for placeholders before every model call
+// (and, in Pi 1.6, records the swap in Pi's session as context edits),
 // blocks direct reads of SKILL.md files, serves the `skill` tool, replaces
 // the system prompt's skills section with a stable listing, records every
 // decision as a custom session entry, and switches models when asked.

@@ -9,13 +9,15 @@ import (
 )
 
 // TestInitializeArchiveVia: initialize tells the host how to apply the
-// archive lists, from the configuration's archiveVia (hook by default).
+// archive lists, from the configuration's archiveVia (context edits by
+// default, which the Pi bridge applies through the hook on Pi 0.73).
 func TestInitializeArchiveVia(t *testing.T) {
 	for _, tt := range []struct{ config, want string }{
-		{``, rules.ArchiveViaHook},
+		{``, rules.ArchiveViaContextEdit},
+		{`{"archiveVia": "hook"}`, rules.ArchiveViaHook},
 		{`{"archiveVia": "context_edit"}`, rules.ArchiveViaContextEdit},
 		{`{"archiveVia": "context_edit_only"}`, rules.ArchiveViaContextEditOnly},
-		{`{"archiveVia": "nope"}`, rules.ArchiveViaHook}, // an error: the file is ignored
+		{`{"archiveVia": "nope"}`, rules.ArchiveViaContextEdit}, // an error: the file is ignored
 	} {
 		h := startServer(t)
 		cwd := t.TempDir()

@@ -120,7 +120,7 @@ func Default() Config {
 		CacheAware:              DefaultCacheAware(),
 		Dedupe:                  DefaultDedupe,
 		Compaction:              DefaultCompaction(),
-		ArchiveVia:              ArchiveViaHook,
+		ArchiveVia:              ArchiveViaContextEdit,
 	}
 }
 
@@ -236,12 +236,14 @@ func CheckNames(c Config, file string, installed func(string) bool) []Diagnostic
 // How the host applies an archival (the `archiveVia` key).
 // ArchiveViaHook replaces the body in every request the host sends (Pi:
 // the context hook) and leaves the session as recorded; it works in every
-// host. ArchiveViaContextEdit also records the replacement in the host's
-// session where the host can (Pi 1.6: a context_edit entry proposed at the
-// next turn boundary), so the session, its compactions and its branches
-// carry it; hosts without that fall back to the hook.
+// host. ArchiveViaContextEdit, the default, also records the replacement
+// in the host's session where the host can (Pi 1.6: a context_edit entry
+// proposed at the next turn boundary), so the session, its compactions and
+// its branches carry it; hosts without that (Pi 0.73) use the hook. The
+// requests are the same either way (docs/benchmarks.md).
 // ArchiveViaContextEditOnly applies it through the session alone, from the
-// request after the decision (Pi 1.6), for measurement (docs/benchmarks.md).
+// request after the decision (Pi 1.6), for measurement: it loses what
+// cache-aware timing wins.
 const (
 	ArchiveViaHook            = "hook"
 	ArchiveViaContextEdit     = "context_edit"

@@ -33,7 +33,7 @@ func TestDefaultsMatchReference(t *testing.T) {
 		"dedupe":     "already-loaded",
 		"compaction": map[string]any{"reattach": true, "budgetTokens": 25000.0, "perSkillTokens": 5000.0},
 		// Not in the reference: how the host applies archives (docs/pi-host.md).
-		"archiveVia": "hook",
+		"archiveVia": "context_edit",
 	}
 	b, err := json.Marshal(Default())
 	if err != nil {

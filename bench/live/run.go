@@ -59,14 +59,15 @@ func Modes() []Mode {
 	}
 }
 
-// OptionalModes are modes that run only when -live.modes names them:
-// archiving through Pi 1.6's context edits (archiveVia, docs/pi-host.md
-// "Context edits"), each without and with a provider cache lifetime.
+// OptionalModes are modes that run only when -live.modes names them: the
+// other ways of applying an archival than the default's Pi 1.6 context
+// edits (archiveVia, docs/pi-host.md "Context edits"), each without and
+// with a provider cache lifetime.
 func OptionalModes() []Mode {
-	const edit, only = `{"archiveVia": "context_edit"}`, `{"archiveVia": "context_edit_only"}`
+	const hook, only = `{"archiveVia": "hook"}`, `{"archiveVia": "context_edit_only"}`
 	return []Mode{
-		{Name: "context-edit", Bridge: true, Config: edit},
-		{Name: "context-edit-5m", Bridge: true, Config: edit, CacheTTL: CacheTTL},
+		{Name: "hook", Bridge: true, Config: hook},
+		{Name: "hook-5m", Bridge: true, Config: hook, CacheTTL: CacheTTL},
 		{Name: "context-edit-only", Bridge: true, Config: only},
 		{Name: "context-edit-only-5m", Bridge: true, Config: only, CacheTTL: CacheTTL},
 	}
