@@ -84,9 +84,10 @@ type Config struct {
 	// Compaction is what happens to the loaded bodies when the host
 	// compacts the conversation (docs/compaction.md).
 	Compaction Compaction `json:"compaction"`
-	// ArchiveVia is how the host applies an archival: ArchiveViaHook or
-	// ArchiveViaContextEdit (docs/pi-host.md, *Context edits*). The
-	// engine does not read it; the sidecar passes it to the host.
+	// ArchiveVia is how the host applies an archival: ArchiveViaContextEdit
+	// (the default), ArchiveViaHook or ArchiveViaContextEditOnly
+	// (docs/pi-host.md, *Context edits*). The engine does not read it; the
+	// sidecar passes it to the host.
 	ArchiveVia string `json:"archiveVia" conf:",oneof=hook|context_edit|context_edit_only"`
 }
 
