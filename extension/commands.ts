@@ -1,7 +1,7 @@
 // The /skills-* commands: the bridge registers them when Pi loads it (before
 // any sidecar answers), and the sidecar carries them out (command).
 
-import { type Context, type Pi } from "./pi.ts";
+import { safe, type Context, type Pi } from "./pi.ts";
 import { asLevel, type Sidecar } from "./sidecar.ts";
 import type { CommandSpec } from "./wire.ts";
 
@@ -17,6 +17,7 @@ export const COMMANDS: CommandSpec[] = [
 	{ name: "skills-model", description: "Show the model tiers in effect; /skills-model reset restores the model chosen before a tier switch" },
 	{ name: "skills-on", description: "Turn skill lifecycle management on for this session" },
 	{ name: "skills-off", description: "Turn skill lifecycle management off for this session (nothing is archived)" },
+	{ name: "skills-stats", description: "This session so far with and without skill-lifecycle, in tokens and dollars (as `skill-lifecycle replay --recorded` computes it)" },
 ];
 
 export function registerCommands(pi: Pi, side: Sidecar) {
@@ -30,7 +31,10 @@ export function registerCommands(pi: Pi, side: Sidecar) {
 				// "command: args: unknown skill "x"" as "/skills-pin: unknown
 				// skill "x"".
 				let refused = "";
-				const res = await side.request("command", { name: c.name, args: args ?? "" }, ctx, {
+				const sessionFile = safe(() => ctx.sessionManager.getSessionFile?.()) ?? undefined;
+				const res = await side.request("command", { name: c.name, args: args ?? "", sessionFile }, ctx, {
+					// /skills-stats replays the session file.
+					timeoutMs: c.name === "skills-stats" ? 30_000 : undefined,
 					onError: (m) => {
 						refused = m.replace(/^command: /, "").replace(/^args: /, "");
 					},

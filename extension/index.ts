@@ -18,6 +18,7 @@
 //   host.ts      Pi's skills and models, and its prompt's skills section
 //   tool.ts      the skill tool
 //   commands.ts  the /skills-* commands
+//   lines.ts     the lines in the transcript and the footer status
 //   trust.ts     whether the project's configuration may apply
 //   binary.ts    where the binary is
 //
@@ -33,6 +34,7 @@
 import { registerCommands } from "./commands.ts";
 import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions } from "./host.ts";
 import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf, warms } from "./edits.ts";
+import { registerLines, setStatus } from "./lines.ts";
 import { applyArchive, findLoads, isSkillFile, lastUsage, LoadIds, resolvePath, visibleAfter } from "./loads.ts";
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type Pi } from "./pi.ts";
 import { Sidecar } from "./sidecar.ts";
@@ -41,6 +43,7 @@ import { REATTACH_TYPE } from "./wire.ts";
 
 export default function skillLifecycle(pi: Pi) {
 	const side = new Sidecar(pi);
+	side.drawn = registerLines(pi);
 	const ids = new LoadIds();
 	let toolRegistered = false;
 	let lastRequest = 0;
@@ -223,6 +226,7 @@ export default function skillLifecycle(pi: Pi) {
 			},
 			ctx,
 		);
+		setStatus(ctx, res?.status);
 		if (!res || !Array.isArray(res.archive)) {
 			dropPending();
 			return messages !== given ? { messages } : undefined;

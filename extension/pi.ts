@@ -103,13 +103,19 @@ export interface ModelRegistry {
 export interface Context {
 	cwd: string;
 	hasUI: boolean;
-	ui: { notify(message: string, level?: NotifyLevel): void };
+	ui: {
+		notify(message: string, level?: NotifyLevel): void;
+		/** The footer status under key (undefined clears it). */
+		setStatus?(key: string, text: string | undefined): void;
+	};
 	model: Model | undefined;
 	modelRegistry?: ModelRegistry;
 	sessionManager: {
 		getBranch(): Entry[];
 		/** Pi 1.6: the context as the session's entries and context edits make it. */
 		buildSessionProjection?(): unknown;
+		/** The file Pi records the session in; undefined when it keeps none. */
+		getSessionFile?(): string | undefined;
 	};
 	isIdle?(): boolean;
 	/** Pi 1.6: whether the project is trusted (0.73 has no project trust). */
@@ -255,6 +261,12 @@ export interface CustomMessage {
 	details?: unknown;
 }
 
+/** A TUI component (pi-tui's Component), as an entry renderer returns it. */
+export interface EntryComponent {
+	render(width: number): string[];
+	invalidate(): void;
+}
+
 /** Pi's ExtensionAPI. */
 export interface Pi {
 	/** Pi 1.6 returns a function that removes the handler; 0.73 nothing. */
@@ -262,6 +274,12 @@ export interface Pi {
 	registerTool(tool: ToolDefinition): void;
 	registerCommand(name: string, command: CommandDefinition): void;
 	appendEntry(customType: string, data?: unknown): void;
+	/**
+	 * Pi 1.6: draws the custom entries of customType in the transcript;
+	 * the renderer returns a TUI component (render(width) to lines), or
+	 * undefined to draw nothing.
+	 */
+	registerEntryRenderer?(customType: string, renderer: (entry: { data?: unknown }, options: unknown, theme: unknown) => EntryComponent | undefined): void;
 	sendMessage(message: CustomMessage, options?: { deliverAs?: "steer" | "followUp" | "nextTurn" }): void;
 	getCommands?(): CommandInfo[];
 	/** The active tools' names (read as unknown: the bridge also takes objects with a name). */

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Logger, Message as RpcMessage, MessageConnection, MessageWriter, StreamMessageWriter } from "vscode-jsonrpc/node";
 import { bridgeDir, bridgeRequire, findBinary } from "./binary.ts";
 import { hostModels, hostSkills } from "./host.ts";
+import { showLine } from "./lines.ts";
 import { record, safe, type Context, type NotifyLevel, type Pi } from "./pi.ts";
 import { agentDir, projectTrust } from "./trust.ts";
 import {
@@ -100,6 +101,8 @@ export class Sidecar {
 	// switching is true while the bridge itself changes the model.
 	modelSwitch: Promise<void> = Promise.resolve();
 	switching = false;
+	// drawn says whether Pi draws the lines (host/line) in the transcript.
+	drawn = false;
 
 	constructor(private pi: Pi) {}
 
@@ -234,6 +237,7 @@ export class Sidecar {
 				this.say(`skill-lifecycle: could not record a decision: ${record(err)?.message}`, "warning");
 			}
 		});
+		on(conn, "host/line", (p) => showLine(this.pi, p, this.drawn, this.ctx, (m) => this.say(m, "warning")));
 		on(conn, "host/setModel", (p) => {
 			const prev = this.modelSwitch;
 			this.modelSwitch = prev.then(() => this.setModel(p));
@@ -330,13 +334,15 @@ export class Sidecar {
 	// (the caller then behaves as without the extension) and arranges a
 	// restart. When the sidecar is found dead (not merely slow), or with
 	// opts.retryLate also when it answered late, it is restarted at once
-	// and the request sent again, once. A JSON-RPC error from a live
-	// sidecar is reported to the user, or handed to opts.onError.
+	// and the request sent again, once. opts.timeoutMs waits longer than
+	// the default, for a request that does real work. A JSON-RPC error
+	// from a live sidecar is reported to the user, or handed to
+	// opts.onError.
 	async request<M extends keyof Requests>(
 		method: M,
 		params: Requests[M]["params"],
 		ctx?: Context,
-		opts: { retryLate?: boolean; onError?: (message: string) => void } = {},
+		opts: { retryLate?: boolean; onError?: (message: string) => void; timeoutMs?: number } = {},
 		retried = false,
 	): Promise<Requests[M]["result"] | undefined> {
 		if (ctx) this.ctx = ctx;
@@ -348,7 +354,7 @@ export class Sidecar {
 		const conn = this.conn;
 		if (!conn) return undefined;
 		try {
-			const res = await withTimeout(send(conn, method, params), timeoutMs(), method);
+			const res = await withTimeout(send(conn, method, params), Math.max(opts.timeoutMs ?? 0, timeoutMs()), method);
 			this.answered();
 			return res;
 		} catch (err) {

@@ -8,6 +8,7 @@
 export const PROTOCOL_VERSION = 1;
 export const ENTRY_TYPE = "skill-lifecycle";
 export const REATTACH_TYPE = "skill-lifecycle-reattach";
+export const LINE_TYPE = "skill-lifecycle-line";
 export const TOOL_NAME = "skill";
 export const CODE_PARSE_ERROR = -32700;
 export const CODE_INVALID_REQUEST = -32600;
@@ -48,6 +49,7 @@ export interface ServerNotifications {
 	"host/notify": NotifyParams;
 	"host/appendEntry": AppendEntryParams;
 	"host/setModel": SetModelParams;
+	"host/line": LineParams;
 }
 
 // host.InitializeParams
@@ -219,6 +221,7 @@ export interface UsageParams {
 // host.BeforeRequestResult
 export interface BeforeRequestResult {
 	archive: Replacement[] | null;
+	status?: string;
 }
 
 // host.Replacement
@@ -286,6 +289,7 @@ export interface ReattachItem {
 export interface CommandParams {
 	name: string;
 	args: string;
+	sessionFile?: string;
 }
 
 // host.CommandResult
@@ -325,4 +329,14 @@ export interface SetModelParams {
 	provider: string;
 	id: string;
 	thinkingLevel?: string;
+}
+
+// host.LineParams
+export interface LineParams {
+	kind: string;
+	text: string;
+	skills?: string[];
+	tokens?: number;
+	rewriteTokens?: number;
+	rewriteUSD?: number;
 }

@@ -24,6 +24,7 @@ func commandSpecs() []CommandSpec {
 		{Name: "skills-model", Description: "Show the model tiers in effect; /skills-model reset restores the model chosen before a tier switch"},
 		{Name: "skills-on", Description: "Turn skill lifecycle management on for this session"},
 		{Name: "skills-off", Description: "Turn skill lifecycle management off for this session (nothing is archived)"},
+		{Name: "skills-stats", Description: "This session so far with and without skill-lifecycle, in tokens and dollars (as `skill-lifecycle replay --recorded` computes it)"},
 	}
 }
 
@@ -37,6 +38,7 @@ var commandFuncs = map[string]func(*Session, string) (CommandResult, error){
 	"skills-model":   (*Session).cmdModel,
 	"skills-on":      func(s *Session, _ string) (CommandResult, error) { return s.cmdSwitch(true) },
 	"skills-off":     func(s *Session, _ string) (CommandResult, error) { return s.cmdSwitch(false) },
+	"skills-stats":   (*Session).cmdStats,
 }
 
 // Command runs a /skills-* command.
@@ -54,6 +56,7 @@ func (s *Session) Command(p CommandParams) (CommandResult, error) {
 		sort.Strings(names)
 		return CommandResult{}, &ParamError{"name", fmt.Sprintf("unknown command %q (known: %s)", name, strings.Join(names, ", "))}
 	}
+	s.sessionFile = p.SessionFile
 	res, err := f(s, strings.TrimSpace(p.Args))
 	// The answer is shown on the user's terminal: the skill text in it was
 	// made visible piece by piece (skills.TerminalText); this catches any

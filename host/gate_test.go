@@ -17,6 +17,7 @@ type recorder struct{ recs []lifecycle.Decision }
 func (r *recorder) Record(d lifecycle.Decision) { r.recs = append(r.recs, d) }
 func (r *recorder) Notify(string, string)       {}
 func (r *recorder) SetModel(p SetModelParams)   {}
+func (r *recorder) Line(LineParams)             {}
 func (r *recorder) raw(t *testing.T) []json.RawMessage {
 	t.Helper()
 	out := make([]json.RawMessage, len(r.recs))

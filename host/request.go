@@ -63,6 +63,7 @@ func (s *Session) BeforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 			s.carried[l.ID] = true // sent whole: visible until the next request
 		}
 	}
+	res.Status = s.show(p, r, archived)
 	return res, nil
 }
 

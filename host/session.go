@@ -21,6 +21,9 @@ type Sink interface {
 	Notify(level, message string)
 	// SetModel asks the host to switch the model (host/setModel).
 	SetModel(p SetModelParams)
+	// Line is a line for the session's transcript (host/line): an
+	// archive, a restore, a comeback or a model change (lines.go).
+	Line(l LineParams)
 }
 
 // Session is the host model of one session: the world, the engine, and
@@ -47,7 +50,10 @@ type Session struct {
 	// carried holds the bodies the last request carried whole: only
 	// those count as visible for "already loaded" (gate.go). nil before
 	// the first request and after a restore.
-	carried map[string]bool
+	carried     map[string]bool
+	view        lineView  // what the lines and the status have shown (lines.go)
+	stats       StatsFunc // Options.Stats
+	sessionFile string    // the host's session file, as the last command gave it
 }
 
 // Options of a session.
@@ -59,7 +65,16 @@ type Options struct {
 	// (replay's calibration): the engine's reasons then state costs in
 	// dollars, at the current model's input price. 0: in characters.
 	CharsPerToken float64
+	// Stats answers /skills-stats (the sidecar sets it to replay's
+	// code); nil: the command says it is unavailable.
+	Stats StatsFunc
 }
+
+// StatsFunc re-costs the session recorded in file with and without the
+// extension, as `skill-lifecycle replay --recorded` does, with the skills
+// of the folders given as its pack and cache lifetime ttl (0: replay's
+// default); it returns the text /skills-stats shows.
+type StatsFunc func(file string, folders []string, ttl time.Duration) (string, error)
 
 // Open starts the session a host's initialize describes: it loads the
 // world (Load) and tells the engine the host's current model.
@@ -89,7 +104,7 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 // New starts a session over world w, with the models, the current model
 // and the retention tier p gives (its skills and folders are w's).
 func New(w *World, p InitializeParams, sink Sink, o Options) *Session {
-	s := &Session{world: w, sink: sink, models: p.Models, current: p.CurrentModel, thinking: p.ThinkingLevel, retention: p.CacheRetention, cpt: o.CharsPerToken}
+	s := &Session{world: w, sink: sink, models: p.Models, current: p.CurrentModel, thinking: p.ThinkingLevel, retention: p.CacheRetention, cpt: o.CharsPerToken, stats: o.Stats}
 	s.eng = lifecycle.New(w.Catalog, w.Config)
 	reg := registryOf(p.Models)
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Registry: &reg})
@@ -129,7 +144,7 @@ func (s *Session) emit(ds []lifecycle.Decision) {
 			}
 			s.sink.SetModel(SetModelParams{Provider: d.Model.Provider, ID: d.Model.Model, ThinkingLevel: string(d.Model.Thinking)})
 			if d.Model.Message != "" {
-				s.tell("info", "skill-lifecycle: "+d.Model.Message)
+				s.modelLine(d.Model.Message)
 			}
 		case lifecycle.ActModelReport:
 			s.tell("warning", "skill-lifecycle: "+d.Model.Message)
@@ -290,6 +305,7 @@ func (s *Session) Restore(p SessionRestoreParams) (SessionRestoreResult, error) 
 		}
 	}
 	s.pending, s.carried = nil, nil
+	s.view.known, s.view.archived = false, nil
 	for _, b := range s.eng.Loaded() {
 		if b.Kind == lifecycle.ByTool {
 			if s.pending == nil {

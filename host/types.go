@@ -273,6 +273,9 @@ type Replacement struct {
 // BeforeRequestResult says which of the listed loads to replace.
 type BeforeRequestResult struct {
 	Archive []Replacement `json:"archive"`
+	// Status is a short line for the host's footer: the bodies loaded
+	// and archived, and the context saved so far (lines.go).
+	Status string `json:"status,omitempty"`
 }
 
 // SessionRestoreParams carries the data of every entry of EntryType on the
@@ -325,6 +328,23 @@ type AppendEntryParams struct {
 	Data       any    `json:"data"`
 }
 
+// LineParams is one line for the session's transcript (host/line): an
+// archive, a restore, a comeback or a model change. The host appends it
+// as a custom entry of LineType, which is never sent to the model, and
+// draws Text like its own status lines. The figures are estimates in
+// tokens; RewriteUSD is 0 when the model's prices are unknown.
+type LineParams struct {
+	Kind          string   `json:"kind"` // archive, restore, comeback, model
+	Text          string   `json:"text"`
+	Skills        []string `json:"skills,omitempty"`
+	Tokens        int64    `json:"tokens,omitempty"`        // context each later request saves (archive) or carries again
+	RewriteTokens int64    `json:"rewriteTokens,omitempty"` // cached prefix written again by the change
+	RewriteUSD    float64  `json:"rewriteUSD,omitempty"`    // what that rewrite costs over reading it
+}
+
+// LineType is the customType of the entries that hold the lines.
+const LineType = "skill-lifecycle-line"
+
 // SetModelParams asks the host to switch the model.
 type SetModelParams struct {
 	Provider      string `json:"provider"`
@@ -369,6 +389,9 @@ type SessionCompactResult struct {
 type CommandParams struct {
 	Name string `json:"name"`
 	Args string `json:"args"`
+	// SessionFile is the file the host records the session in (for
+	// /skills-stats); empty when it keeps none.
+	SessionFile string `json:"sessionFile,omitempty"`
 }
 
 // CommandResult is the text to show the user.

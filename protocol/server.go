@@ -25,6 +25,8 @@ type Options struct {
 	// Log receives connection-level problems (a broken stream); nothing
 	// is logged when nil.
 	Log *log.Logger
+	// Stats answers /skills-stats (host.Options.Stats); nil: unavailable.
+	Stats host.StatsFunc
 }
 
 type serverState int
@@ -286,7 +288,7 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 	if c.s.state != stateNew {
 		return nil, rpcError(CodeAlreadyInit, "initialize called twice")
 	}
-	sess, res, err := host.Open(p, sink{c.s, c.ctx}, host.Options{Watch: true})
+	sess, res, err := host.Open(p, sink{c.s, c.ctx}, host.Options{Watch: true, Stats: c.s.opts.Stats})
 	if err != nil {
 		return nil, c.fail(err)
 	}
@@ -319,6 +321,8 @@ func (k sink) Notify(level, message string) {
 }
 
 func (k sink) SetModel(p SetModelParams) { k.notify(NotifySetModel, p) }
+
+func (k sink) Line(l LineParams) { k.notify(NotifyLine, l) }
 
 func (k sink) notify(method string, params any) {
 	if k.s.conn != nil {

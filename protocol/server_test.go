@@ -290,7 +290,7 @@ func TestInitializeResult(t *testing.T) {
 	for _, c := range res.Commands {
 		names = append(names, c.Name)
 	}
-	want := []string{"skills-list", "skills-explain", "skills-pin", "skills-unpin", "skills-reload", "skills-model", "skills-on", "skills-off"}
+	want := []string{"skills-list", "skills-explain", "skills-pin", "skills-unpin", "skills-reload", "skills-model", "skills-on", "skills-off", "skills-stats"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}

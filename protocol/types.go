@@ -15,6 +15,7 @@ const (
 	NotifyNotify      = "host/notify"
 	NotifyAppendEntry = "host/appendEntry"
 	NotifySetModel    = "host/setModel"
+	NotifyLine        = "host/line"
 )
 
 // EntryType is the customType of the session entries the host appends for
@@ -71,6 +72,7 @@ type (
 	NotifyParams            = host.NotifyParams
 	AppendEntryParams       = host.AppendEntryParams
 	SetModelParams          = host.SetModelParams
+	LineParams              = host.LineParams
 )
 
 // ToolName is the name of the tool that loads a skill's instructions;
@@ -79,4 +81,5 @@ type (
 const (
 	ToolName     = host.ToolName
 	ReattachType = host.ReattachType
+	LineType     = host.LineType
 )

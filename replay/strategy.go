@@ -110,6 +110,9 @@ func (s *EngineStrategy) Record(d lifecycle.Decision) {
 // Notify ignores a line for the user.
 func (s *EngineStrategy) Notify(string, string) {}
 
+// Line ignores a line for the transcript.
+func (s *EngineStrategy) Line(host.LineParams) {}
+
 // SetModel ignores a model switch: replay follows the session's models.
 func (s *EngineStrategy) SetModel(host.SetModelParams) {}
 

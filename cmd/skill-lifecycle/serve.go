@@ -72,7 +72,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c, ok := stdin.(io.Closer); ok {
 		rw.closers = append(rw.closers, c)
 	}
-	srv := protocol.NewServer(protocol.Options{ServerVersion: serveVersion(), MaxMessage: *maxMsg})
+	srv := protocol.NewServer(protocol.Options{ServerVersion: serveVersion(), MaxMessage: *maxMsg, Stats: sessionStats})
 	// On SIGTERM or SIGINT Serve returns at once, even in the middle of a
 	// request, and so does the process.
 	if err := srv.Serve(ctx, rw); err != nil {

@@ -48,6 +48,8 @@ export type Pi16Checks = [
 	Check<Fits<B.Events["tool_call"]["result"], Pi16.ToolCallEventResult>>,
 	Check<Fits<B.Events["tool_result"]["result"], Pi16.ToolResultEventResult>>,
 	Check<CallsFit<Pi16.ExtensionAPI>>,
+	Check<Fits<Pi16.ExtensionAPI["registerEntryRenderer"], NonNullable<B.Pi["registerEntryRenderer"]>>>,
+	Check<Fits<Pi16.ExtensionContext["ui"]["setStatus"], NonNullable<B.Context["ui"]["setStatus"]>>>,
 ];
 
 export type Pi073Checks = [

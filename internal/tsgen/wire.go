@@ -16,6 +16,7 @@ var consts = []constant{
 	{"PROTOCOL_VERSION", protocol.Version},
 	{"ENTRY_TYPE", protocol.EntryType},
 	{"REATTACH_TYPE", protocol.ReattachType},
+	{"LINE_TYPE", protocol.LineType},
 	{"TOOL_NAME", protocol.ToolName},
 	{"CODE_PARSE_ERROR", protocol.CodeParseError},
 	{"CODE_INVALID_REQUEST", protocol.CodeInvalidRequest},
@@ -57,6 +58,7 @@ var serverNotifications = []notification{
 	{protocol.NotifyNotify, protocol.NotifyParams{}},
 	{protocol.NotifyAppendEntry, protocol.AppendEntryParams{}},
 	{protocol.NotifySetModel, protocol.SetModelParams{}},
+	{protocol.NotifyLine, protocol.LineParams{}},
 }
 
 // enums are the string types written as a union of their values: every
