@@ -676,3 +676,60 @@ func TestListRoutedEntry(t *testing.T) {
 		t.Errorf("skills-list lacks %q:\n%s", want, l.Text)
 	}
 }
+
+// TestModelLinesVerbose: a tier switch and its restore are each a
+// host/line (the transcript's model-change line) with verbose on, the
+// default, and none with verbose:false; the switch happens either way.
+func TestModelLinesVerbose(t *testing.T) {
+	for _, tc := range []struct {
+		verbose string
+		lines   int
+	}{{"", 2}, {`, "verbose": false`, 0}} {
+		h := startServer(t)
+		cwd := t.TempDir()
+		agent := filepath.Join(cwd, "agent")
+		if err := os.MkdirAll(agent, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := `{"models": {"tiers": {"small": {"provider": "p", "model": "small", "scope": "run"}}}` + tc.verbose + `}`
+		if err := os.WriteFile(filepath.Join(agent, "skill-lifecycle.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := InitializeParams{ProtocolVersion: Version, Cwd: cwd, AgentDir: agent, Trusted: ptrTrue(), Skills: packSkills(t),
+			Models:       []HostModel{{Provider: "p", ID: "big", Input: price(15)}, {Provider: "p", ID: "small", Input: price(1)}},
+			CurrentModel: &ModelRef{Provider: "p", ID: "big"}, ThinkingLevel: "off"}
+		if err := h.call(MethodInitialize, p, &InitializeResult{}); err != nil {
+			t.Fatal(err)
+		}
+		steps := []struct {
+			method string
+			params any
+		}{
+			{MethodRunStart, struct{}{}},
+			{MethodSkillLoad, SkillLoadParams{Name: "write-release-notes", CallID: "c1"}},
+			{MethodModelChanged, ModelChangedParams{Model: ModelRef{Provider: "p", ID: "small"}, ThinkingLevel: "off", Source: "set"}},
+			{MethodRunEnd, struct{}{}},
+		}
+		for _, s := range steps {
+			if err := h.call(s.method, s.params, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := len(h.rec.of(NotifySetModel)); n != 2 {
+			t.Errorf("config %s: %d host/setModel, want 2", cfg, n)
+		}
+		var lines []string
+		for _, raw := range h.rec.of(NotifyLine) {
+			var l LineParams
+			if err := json.Unmarshal(raw, &l); err != nil {
+				t.Fatal(err)
+			}
+			if l.Kind == "model" {
+				lines = append(lines, l.Text)
+			}
+		}
+		if len(lines) != tc.lines || len(h.rec.of(NotifyNotify)) != 0 {
+			t.Errorf("config %s: model lines %q and notifications %s, want %d lines and no notification", cfg, lines, h.rec.of(NotifyNotify), tc.lines)
+		}
+	}
+}

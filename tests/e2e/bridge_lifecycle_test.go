@@ -356,6 +356,16 @@ func TestBridgeModelTier(t *testing.T) {
 	if !hasRecord(recs, "model", "") || !hasRecord(recs, "model-restore", "") {
 		t.Errorf("no model and model-restore records: %v", recs)
 	}
+	// Each switch is a line in the session (verbose is on by default).
+	models := 0
+	for _, l := range lineEntries(t, MustReadSession(t, res.SessionFile)) {
+		if l.Kind == "model" && strings.HasPrefix(l.Text, "skill-lifecycle: ") {
+			models++
+		}
+	}
+	if models != 2 {
+		t.Errorf("%d model lines in the session, want 2 (the switch and the restore)", models)
+	}
 	RecordSession(t, env, res.SessionFile, "bridge-model-tier-pi16")
 }
 
