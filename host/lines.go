@@ -109,7 +109,7 @@ func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, archived map[
 			s.changeLine("comeback", again, nil, offsets, r, p.CacheCold)
 		}
 	}
-	return fmt.Sprintf("skills: %d loaded, %d archived, ≈%s tokens saved", loaded, len(now), kilo(v.tokens(v.saved)))
+	return fmt.Sprintf("skills: %d loaded, %d archived, ~%s tokens saved", loaded, len(now), kilo(v.tokens(v.saved)))
 }
 
 // changeLine sends the line for bodies ls that were archived (with their
@@ -151,19 +151,19 @@ func (s *Session) changeLine(kind string, ls []LoadRef, ph map[string]string, of
 	var b strings.Builder
 	switch kind {
 	case "archive":
-		fmt.Fprintf(&b, "skill-lifecycle: archived %s: ≈%s tokens less in each request", strings.Join(shown, ", "), kilo(line.Tokens))
+		fmt.Fprintf(&b, "skill-lifecycle: archived %s: saves ~%s tokens a request", strings.Join(shown, ", "), kilo(line.Tokens))
 	case "restore":
-		fmt.Fprintf(&b, "skill-lifecycle: restored %s: ≈%s tokens back in each request", strings.Join(shown, ", "), kilo(line.Tokens))
+		fmt.Fprintf(&b, "skill-lifecycle: restored %s: adds ~%s tokens a request", strings.Join(shown, ", "), kilo(line.Tokens))
 	default:
-		fmt.Fprintf(&b, "skill-lifecycle: %s came back (loaded again after its archive): ≈%s tokens", strings.Join(shown, ", "), kilo(line.Tokens))
+		fmt.Fprintf(&b, "skill-lifecycle: %s came back after its archive: adds ~%s tokens a request", strings.Join(shown, ", "), kilo(line.Tokens))
 	}
 	switch {
 	case line.RewriteTokens > 0 && line.RewriteUSD > 0:
-		fmt.Fprintf(&b, "; cache rewrite ≈%s tokens ($%.4f)", kilo(line.RewriteTokens), line.RewriteUSD)
+		fmt.Fprintf(&b, "; cache rewrite ~%s tokens ($%.4f)", kilo(line.RewriteTokens), line.RewriteUSD)
 	case line.RewriteTokens > 0:
-		fmt.Fprintf(&b, "; cache rewrite ≈%s tokens", kilo(line.RewriteTokens))
+		fmt.Fprintf(&b, "; cache rewrite ~%s tokens", kilo(line.RewriteTokens))
 	case cold:
-		b.WriteString("; no cache rewrite (the cache was cold)")
+		b.WriteString("; the cache was cold: no rewrite")
 	}
 	line.Text = b.String()
 	s.sink.Line(line)

@@ -8,7 +8,9 @@
 #   - Pi 0.73.1 from tests/e2e/pi073/package-lock.json (npm ci with the machine's Node);
 #   - the bridge's dependencies from extension/package-lock.json, when it exists;
 #   - verdaccio from tests/e2e/registry/package-lock.json (npm ci with Node 22),
-#     the npm registry that TestPackagedInstall runs on 127.0.0.1.
+#     the npm registry that TestPackagedInstall runs on 127.0.0.1;
+#   - tmux (Debian's package, when missing), which TestBridgeLinesInTUIPi16
+#     drives Pi's terminal UI with.
 # Idempotent: each step is skipped when its stamp matches the pinned inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +76,17 @@ v16=$(pkgver "$e2e/node_modules/@earendil-works/pi-coding-agent/package.json")
 v073=$(pkgver "$old/node_modules/@mariozechner/pi-coding-agent/package.json")
 [ "$v16" = "1.6.0" ] || { echo "setup-pi: Pi 1.6 reports '$v16'" >&2; exit 1; }
 [ "$v073" = "0.73.1" ] || { echo "setup-pi: Pi 0.73 reports '$v073'" >&2; exit 1; }
+
+# tmux, for the terminal UI test.
+if ! command -v tmux >/dev/null 2>&1; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup-pi: tmux is missing and this system has no apt-get: install tmux" >&2; exit 1
+  fi
+  sudo=""; if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
+  echo "setup-pi: installing Debian's tmux" >&2
+  $sudo apt-get update >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y tmux >&2
+fi
 
 echo "NODE22=$node22_dir/bin/node"
 echo "NODE20=$(command -v node) ($(node --version))"

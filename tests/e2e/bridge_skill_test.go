@@ -79,7 +79,7 @@ func checkNoBridgeErrors(t *testing.T, res *Result) {
 		if strings.HasPrefix(line, "skill-lifecycle: switch to ") || strings.HasPrefix(line, "skill-lifecycle: restore ") ||
 			strings.HasPrefix(line, "skill-lifecycle: after compaction, re-attached") ||
 			strings.HasPrefix(line, "skill-lifecycle: archived ") || strings.HasPrefix(line, "skill-lifecycle: restored ") ||
-			(strings.HasPrefix(line, "skill-lifecycle: ") && strings.Contains(line, " came back (loaded again after its archive)")) {
+			(strings.HasPrefix(line, "skill-lifecycle: ") && strings.Contains(line, " came back after its archive: ")) {
 			continue
 		}
 		for _, bad := range []string{"skill-lifecycle:", "Extension error", "extension error"} {

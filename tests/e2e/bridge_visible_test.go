@@ -90,7 +90,7 @@ func scenarioLines(t *testing.T, pi PiInstall) {
 				t.Fatalf("no archive line in the session: %+v", lines)
 			}
 			if len(archive.Skills) != 1 || archive.Skills[0] != "write-sql-migration" ||
-				!strings.HasPrefix(archive.Text, "skill-lifecycle: archived write-sql-migration: ≈") || archive.Tokens <= 0 {
+				!strings.HasPrefix(archive.Text, "skill-lifecycle: archived write-sql-migration: saves ~") || archive.Tokens <= 0 {
 				t.Errorf("archive line: %+v", *archive)
 			}
 			// Print mode has no transcript: the line is on stderr.
