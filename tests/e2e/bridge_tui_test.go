@@ -90,7 +90,7 @@ func TestBridgeLinesInTUIPi16(t *testing.T) {
 		[]Reply{load("write-sql-migration"), Say("Migration 0042 adds the index concurrently.")},
 		[]Reply{load("trace-failing-request"), load("format-commit-message"), Say("A nil map in the orders handler; fixed and committed.")},
 	), `{"cacheAware": {"enabled": false}}`)
-	u := startTUI(t, env, 120, 50)
+	u := startTUI(t, env, 120, 100)
 	wait := 60 * time.Second
 	u.waitFor(wait, "scripted-model") // the footer: Pi is ready
 	u.send("Add a migration with an index on orders.customer_id.")
