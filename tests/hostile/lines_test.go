@@ -14,7 +14,7 @@ import (
 // release notes, the migration again (its first copy and the release
 // notes are archived), the release notes again (they come back). It returns the host/line notifications and the
 // footer status of each request.
-func linesSession(t *testing.T, config string) (lines []protocol.LineParams, status []string, archived bool) {
+func linesSession(t *testing.T, config string, pin bool) (lines []protocol.LineParams, status []string, archived bool) {
 	t.Helper()
 	p := newPack(t)
 	body := "# Migrations\n\n" + strings.Repeat("Write the up and down SQL; create indexes concurrently.\n", 150)
@@ -32,12 +32,7 @@ func linesSession(t *testing.T, config string) (lines []protocol.LineParams, sta
 	const base = 4000 // the system prompt and the messages before the first load
 	var loads []protocol.LoadRef
 	var total, prevTotal int64 = base, 0
-	turn := func(prompt, skill, id string) protocol.BeforeRequestResult {
-		s.ok(s.call(protocol.MethodUserPrompt, protocol.UserPromptParams{Text: prompt}), nil)
-		var r protocol.SkillLoadResult
-		s.ok(s.call(protocol.MethodSkillLoad, protocol.SkillLoadParams{Name: skill, CallID: id}), &r)
-		loads = append(loads, protocol.LoadRef{ID: id, Skill: skill, Kind: "tool", Size: int64(len(r.Text)), Hash: r.Hash, Offset: total})
-		total += int64(len(r.Text)) + 500
+	request := func() protocol.BeforeRequestResult {
 		m, notes := callNotes(s.wire, protocol.MethodBeforeRequest, protocol.BeforeRequestParams{
 			Loads: loads, SincePreviousMs: 2000, Total: total, PreviousSize: prevTotal,
 		})
@@ -63,9 +58,25 @@ func linesSession(t *testing.T, config string) (lines []protocol.LineParams, sta
 		status = append(status, br.Status)
 		return br
 	}
+	turn := func(prompt, skill, id string) protocol.BeforeRequestResult {
+		s.ok(s.call(protocol.MethodUserPrompt, protocol.UserPromptParams{Text: prompt}), nil)
+		var r protocol.SkillLoadResult
+		s.ok(s.call(protocol.MethodSkillLoad, protocol.SkillLoadParams{Name: skill, CallID: id}), &r)
+		loads = append(loads, protocol.LoadRef{ID: id, Skill: skill, Kind: "tool", Size: int64(len(r.Text)), Hash: r.Hash, Offset: total})
+		total += int64(len(r.Text)) + 500
+		return request()
+	}
 	turn("write a postgres migration that adds an index on orders.created_at", "sql-migration", "c1")
 	turn("write the release notes for the merged pull requests of this week", "release-notes", "c2")
 	turn("now a postgres migration that drops the old orders index", "sql-migration", "c3")
+	if pin {
+		// Pinning an archived skill restores its body: the next request
+		// carries it whole again.
+		s.ok(s.call(protocol.MethodCommand, protocol.CommandParams{Name: "skills-pin", Args: "release-notes"}), nil)
+		total += 500
+		request()
+		return lines, status, archived
+	}
 	turn("and the release notes again, with the index change", "release-notes", "c4")
 	return lines, status, archived
 }
@@ -76,7 +87,7 @@ func linesSession(t *testing.T, config string) (lines []protocol.LineParams, sta
 // counts the bodies and the saving; verbose:false silences the lines
 // but not the status.
 func TestHostileSidecarLines(t *testing.T) {
-	lines, status, archived := linesSession(t, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
+	lines, status, archived := linesSession(t, `{"minKeep": 0, "cacheAware": {"enabled": false}}`, false)
 	if !archived {
 		t.Fatalf("the engine did not archive the migration's body; lines %+v", lines)
 	}
@@ -114,7 +125,7 @@ func TestHostileSidecarLines(t *testing.T) {
 		t.Errorf("footer status: %q", status)
 	}
 
-	quiet, qstatus, qarchived := linesSession(t, `{"minKeep": 0, "cacheAware": {"enabled": false}, "verbose": false}`)
+	quiet, qstatus, qarchived := linesSession(t, `{"minKeep": 0, "cacheAware": {"enabled": false}, "verbose": false}`, false)
 	if !qarchived {
 		t.Fatal("with verbose false the engine did not archive")
 	}
@@ -123,5 +134,59 @@ func TestHostileSidecarLines(t *testing.T) {
 	}
 	if len(qstatus) != 4 || !strings.Contains(qstatus[2], "2 archived") {
 		t.Errorf("verbose:false: footer status %q", qstatus)
+	}
+}
+
+// TestHostileSidecarRestoreLine: a body restored (here by /skills-pin)
+// is one line, naming it, at the request that carries it again.
+func TestHostileSidecarRestoreLine(t *testing.T) {
+	lines, status, _ := linesSession(t, `{"minKeep": 0, "cacheAware": {"enabled": false}}`, true)
+	var restored []protocol.LineParams
+	for _, l := range lines {
+		if l.Kind == "restore" {
+			restored = append(restored, l)
+		}
+	}
+	if len(restored) != 1 || len(restored[0].Skills) != 1 || restored[0].Skills[0] != "release-notes" ||
+		!strings.HasPrefix(restored[0].Text, "skill-lifecycle: restored release-notes: adds ~") {
+		t.Errorf("restore lines %+v (all: %+v)", restored, lines)
+	}
+	if len(status) != 4 || !strings.Contains(status[3], "2 loaded, 1 archived") {
+		t.Errorf("footer status: %q", status)
+	}
+}
+
+// TestHostileSidecarStatsBadFiles: /skills-stats on a session file that
+// is missing, a named pipe, a folder, not a session, or empty answers a
+// warning naming the file (or saying there is nothing to re-cost); it
+// never hangs, and the sidecar goes on answering.
+func TestHostileSidecarStatsBadFiles(t *testing.T) {
+	sc := startSidecar(t)
+	p := newPack(t)
+	sc.initialize(p)
+	dir := t.TempDir()
+	notSession := write(t, filepath.Join(dir, "log.jsonl"), []byte("{\"method\":\"POST\"}\n"))
+	empty := write(t, filepath.Join(dir, "empty.jsonl"), nil)
+	pipe := mkfifo(t, filepath.Join(dir, "pipe.jsonl"))
+	for _, tc := range []struct{ name, file, want string }{
+		{"no-session-file", "", "keeps no session file"},
+		{"missing", filepath.Join(dir, "gone.jsonl"), "gone.jsonl"},
+		{"named-pipe", pipe, "pipe.jsonl"},
+		{"folder", dir, dir},
+		{"not-a-session", notSession, "log.jsonl"},
+		{"empty", empty, "empty.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var res protocol.CommandResult
+			sc.ok(sc.call(protocol.MethodCommand, protocol.CommandParams{Name: "skills-stats", SessionFile: tc.file}), &res)
+			if res.Level != "warning" || !strings.Contains(res.Text, tc.want) {
+				t.Errorf("answer %+v, want a warning naming %q", res, tc.want)
+			}
+			t.Logf("%s", res.Text)
+			checkTerminal(t, "/skills-stats", res.Text)
+			if !strings.Contains(sc.listText(), "3 skills") {
+				t.Error("the sidecar stopped answering")
+			}
+		})
 	}
 }
