@@ -59,9 +59,9 @@ func (v *lineView) learn(p BeforeRequestParams) {
 func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, archived map[string]string) string {
 	v := &s.view
 	v.learn(p)
-	offsets := make(map[string]int64, len(r.Bodies))
+	pos := make(map[string]lifecycle.BodyPosition, len(r.Bodies))
 	for _, b := range r.Bodies {
-		offsets[b.ID] = b.Offset
+		pos[b.ID] = b
 	}
 	var gone, back, again []LoadRef
 	wasArchived := map[string]bool{} // skills with a body archived at the previous request
@@ -100,24 +100,26 @@ func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, archived map[
 	v.saved += saved
 	if s.world.Config.Verbose {
 		if len(gone) > 0 {
-			s.changeLine("archive", gone, archived, offsets, r, p.CacheCold)
+			s.changeLine("archive", gone, archived, pos, r, p.CacheCold)
 		}
 		if len(back) > 0 {
-			s.changeLine("restore", back, nil, offsets, r, p.CacheCold)
+			s.changeLine("restore", back, nil, pos, r, p.CacheCold)
 		}
 		if len(again) > 0 {
-			s.changeLine("comeback", again, nil, offsets, r, p.CacheCold)
+			s.changeLine("comeback", again, nil, pos, r, p.CacheCold)
 		}
 	}
 	return fmt.Sprintf("skills: %d loaded, %d archived, ~%s tokens saved", loaded, len(now), kilo(v.tokens(v.saved)))
 }
 
 // changeLine sends the line for bodies ls that were archived (with their
-// placeholders ph), restored or loaded again at request r: the context
-// each later request saves or carries again, and the cached prefix the
-// change writes again (from the first changed body to the end of what
-// the previous request cached; nothing when the cache is cold).
-func (s *Session) changeLine(kind string, ls []LoadRef, ph map[string]string, offsets map[string]int64, r lifecycle.Request, cold bool) {
+// placeholders ph), restored or loaded again at request r (pos: where
+// r has each body, and at what size): the context each later request
+// saves or carries again, and what the change writes again of the cached
+// prefix: the previous request from the first changed body on, less the
+// bodies themselves (an archived body is no longer sent, a restored one
+// is new content, written anyway); nothing when the cache is cold.
+func (s *Session) changeLine(kind string, ls []LoadRef, ph map[string]string, pos map[string]lifecycle.BodyPosition, r lifecycle.Request, cold bool) {
 	var names []string
 	var size int64
 	from := int64(-1)
@@ -130,19 +132,36 @@ func (s *Session) changeLine(kind string, ls []LoadRef, ph map[string]string, of
 		} else {
 			size += l.Size
 		}
-		if off, ok := offsets[l.ID]; ok && (from < 0 || off < from) {
-			from = off
+		if b, ok := pos[l.ID]; ok && (from < 0 || b.Offset < from) {
+			from = b.Offset
 		}
 	}
-	v := &s.view
-	line := LineParams{Kind: kind, Skills: names, Tokens: v.tokens(size)}
+	// r counts the bodies archived before this request as their
+	// placeholders, so is its end of the previous request (Previous).
 	cachedEnd := r.Previous
 	if cachedEnd <= 0 {
 		cachedEnd = r.Total
 	}
-	if !cold && from >= 0 && r.Total > 0 && cachedEnd > from {
-		line.RewriteTokens = v.tokens(cachedEnd - from)
-		line.RewriteUSD = s.rewriteUSD(line.RewriteTokens)
+	var shrink int64 // of [from, cachedEnd), what is not rewritten
+	for _, l := range ls {
+		b, ok := pos[l.ID]
+		if !ok || b.Offset >= cachedEnd {
+			continue
+		}
+		switch {
+		case ph != nil && b.Size == l.Size: // archived at this request: whole in r
+			shrink += max(l.Size-utf16Len(ph[l.ID]), 0)
+		case ph == nil:
+			shrink += b.Size
+		}
+	}
+	v := &s.view
+	line := LineParams{Kind: kind, Skills: names, Tokens: v.tokens(size)}
+	if !cold && from >= 0 && r.Total > 0 {
+		if n := cachedEnd - from - shrink; n > 0 {
+			line.RewriteTokens = v.tokens(n)
+			line.RewriteUSD = s.rewriteUSD(line.RewriteTokens)
+		}
 	}
 	shown := make([]string, len(names))
 	for i, n := range names {

@@ -141,6 +141,9 @@ func TestHostileSidecarLines(t *testing.T) {
 // is one line, naming it, at the request that carries it again.
 func TestHostileSidecarRestoreLine(t *testing.T) {
 	lines, status, _ := linesSession(t, `{"minKeep": 0, "cacheAware": {"enabled": false}}`, true)
+	for _, l := range lines {
+		t.Logf("%s: %s", l.Kind, l.Text)
+	}
 	var restored []protocol.LineParams
 	for _, l := range lines {
 		if l.Kind == "restore" {
