@@ -5,8 +5,9 @@
 // A line is a custom session entry (pi.appendEntry), which Pi never sends
 // to the model. Pi 1.6 draws it in the transcript through an entry
 // renderer, dim like its own "Switched to ..." line; Pi 0.73 has no entry
-// renderers, so the line is also shown as a notification there. In
-// print mode the line goes to stderr.
+// renderers, so the line is also shown as a notification there. Print
+// mode shows none (as Pi shows its own status lines only in its UI; its
+// stderr is for problems): the session file has them.
 
 import { record, safe, type Context, type Pi } from "./pi.ts";
 import { LINE_TYPE, type LineParams } from "./wire.ts";
@@ -70,9 +71,8 @@ export function registerLines(pi: Pi): boolean {
 	}
 }
 
-// showLine records a line in the session and, where Pi cannot draw it,
-// shows it as a notification; in print mode (no UI) it goes to stderr,
-// where Pi puts everything but the answer.
+// showLine records a line in the session and, where Pi cannot draw it
+// but has a UI, shows it as a notification.
 export function showLine(pi: Pi, line: LineParams | undefined, drawn: boolean, ctx: Context | undefined, warn: (msg: string) => void) {
 	if (!line || typeof line.text !== "string" || line.text === "") return;
 	try {
@@ -80,8 +80,7 @@ export function showLine(pi: Pi, line: LineParams | undefined, drawn: boolean, c
 	} catch (err) {
 		warn(`skill-lifecycle: could not record a line: ${record(err)?.message}`);
 	}
-	if (!ctx?.hasUI) process.stderr.write(`${line.text}\n`);
-	else if (!drawn) safe(() => ctx.ui.notify(line.text, "info"));
+	if (!drawn && ctx?.hasUI) safe(() => ctx.ui.notify(line.text, "info"));
 }
 
 // setStatus shows the footer status (Pi's ctx.ui.setStatus), when there is

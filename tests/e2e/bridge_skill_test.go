@@ -71,15 +71,13 @@ func hasRecord(recs []map[string]any, action, skill string) bool {
 }
 
 // checkNoBridgeErrors fails on extension errors or sidecar trouble reported
-// on stderr (model switches, re-attachments and the lines of archives,
-// restores and comebacks the bridge announces are not trouble).
+// on stderr (model switches and re-attachments the bridge announces are
+// not trouble).
 func checkNoBridgeErrors(t *testing.T, res *Result) {
 	t.Helper()
 	for _, line := range strings.Split(res.Stderr, "\n") {
 		if strings.HasPrefix(line, "skill-lifecycle: switch to ") || strings.HasPrefix(line, "skill-lifecycle: restore ") ||
-			strings.HasPrefix(line, "skill-lifecycle: after compaction, re-attached") ||
-			strings.HasPrefix(line, "skill-lifecycle: archived ") || strings.HasPrefix(line, "skill-lifecycle: restored ") ||
-			(strings.HasPrefix(line, "skill-lifecycle: ") && strings.Contains(line, " came back after its archive: ")) {
+			strings.HasPrefix(line, "skill-lifecycle: after compaction, re-attached") {
 			continue
 		}
 		for _, bad := range []string{"skill-lifecycle:", "Extension error", "extension error"} {
