@@ -2,9 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"runtime/debug"
@@ -52,42 +53,33 @@ type rankReport struct {
 // parseExplain reads explain's arguments. ok is false when the command
 // should end with code (0 after --help, 2 on a usage error).
 func parseExplain(args []string, stdout, stderr io.Writer) (a explainArgs, code int, ok bool) {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Var(&a.dirs, "skills", "a folder of skills to use instead of Pi's discovery (repeatable)")
+	fs := newFlags("explain", "skill-lifecycle explain", "PROMPT", `
+Ranks the installed skills (Pi's discovery from the current directory, or the
+--skills folders) for PROMPT with BM25 over names, descriptions and headings,
+and shows each skill's score and matched terms and whether the prompt carries
+a topic signal. Several words after the flags are joined into one prompt.
+With --loaded, says which of those bodies the prompt keeps or archives; with
+--model, which model a skill runs on (no PROMPT needed).`)
+	fs.Var(&a.dirs, "skills", "a folder of skills `DIR` to use instead of Pi's discovery (repeatable)")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object")
 	fs.Float64Var(&a.minSignal, "min-signal", relevance.DefaultMinSignal, "best score a prompt needs to carry a topic signal")
 	fs.IntVar(&a.top, "top", 0, "print only the first N skills of the ranking (0: all)")
-	fs.StringVar(&a.loaded, "loaded", "", "comma-separated loaded skills, oldest first: say which bodies the prompt keeps or archives")
-	fs.StringVar(&a.config, "config", "", "a skill-lifecycle.json to judge with (default: the built-in defaults)")
-	fs.StringVar(&a.model, "model", "", "say which model SKILL would run on under --config, from the --current model (no PROMPT needed)")
-	fs.StringVar(&a.current, "current", "", "the current model for --model, as provider/id or provider/id:thinking")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "usage: skill-lifecycle explain [--skills DIR]... [--json] [--min-signal X] [--top N] [--loaded a,b,c] PROMPT")
-		fmt.Fprintln(w, "\nRanks the installed skills (Pi's discovery from the current directory, or the --skills")
-		fmt.Fprintln(w, "folders) for PROMPT with BM25 over names, descriptions and headings, and shows each")
-		fmt.Fprintln(w, "skill's score and matched terms and whether the prompt carries a topic signal.")
-		fmt.Fprintln(w, "Several words after the flags are joined into one prompt.")
-		fmt.Fprintln(w, "\nflags:")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args, stdout); !ok {
+	fs.StringVar(&a.loaded, "loaded", "", "the loaded skills `A,B,C`, oldest first: say which of their bodies the prompt keeps or archives")
+	fs.StringVar(&a.config, "config", "", "judge with this skill-lifecycle.json `FILE` alone, instead of the user's (and trusted project's) configuration")
+	fs.StringVar(&a.model, "model", "", "say which model `SKILL` would run on, from the --current model")
+	fs.StringVar(&a.current, "current", "", "the current `MODEL` for --model, as provider/id or provider/id:thinking")
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return a, code, false
 	}
 	a.prompt = strings.Join(fs.Args(), " ")
 	if strings.TrimSpace(a.prompt) == "" && a.model == "" {
-		fmt.Fprintln(stderr, "skill-lifecycle explain: a PROMPT is required")
-		fs.Usage()
-		return a, 2, false
+		return a, fs.usageError(stderr, "a PROMPT is required"), false
 	}
 	if a.top < 0 {
-		fmt.Fprintf(stderr, "skill-lifecycle explain: --top must be 0 or more, got %d\n", a.top)
-		return a, 2, false
+		return a, fs.usageError(stderr, "--top %d: want 0 or more", a.top), false
 	}
 	if math.IsNaN(a.minSignal) || math.IsInf(a.minSignal, 0) {
-		fmt.Fprintf(stderr, "skill-lifecycle explain: --min-signal must be a finite number, got %v\n", a.minSignal)
-		return a, 2, false
+		return a, fs.usageError(stderr, "--min-signal %v: want a finite number", a.minSignal), false
 	}
 	return a, 0, true
 }
@@ -142,7 +134,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	cat, err := loadCatalog(a.dirs)
 	if err != nil {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
-		return 1
+		return exitOf(err)
 	}
 	if n := len(cat.Diagnostics); n > 0 {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %d diagnostics while loading skills (see 'skill-lifecycle list')\n", n)
@@ -151,8 +143,14 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if a.config != "" {
 		c, warnings, err := host.ReadConfigFile(a.config)
 		if err != nil {
-			fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
-			return 1
+			// As replay --config: a file that cannot be read or does
+			// not parse is a usage mistake.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = fmt.Errorf("%s: %w", a.config, pe.Err)
+			}
+			fmt.Fprintf(stderr, "skill-lifecycle explain: --config %v\n", err)
+			return exitUsage
 		}
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "skill-lifecycle explain: %s\n", w)

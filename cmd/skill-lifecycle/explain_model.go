@@ -41,7 +41,7 @@ func explainModel(stdout, stderr io.Writer, w *host.World, a explainArgs) int {
 	}
 	if !found {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: --model %q: no such skill installed\n", a.model)
-		return 1
+		return exitUsage
 	}
 	var current models.Selection
 	if a.current != "" {

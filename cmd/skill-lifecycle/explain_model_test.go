@@ -30,7 +30,7 @@ func TestExplainModel(t *testing.T) {
 		{"labelled skill switches to its tier", []string{"--config", cfg, "--model", "write-release-notes", "--current", "local/big:high"}, 0, got{"local/mini (thinking low)", true}},
 		{"unlabelled skill keeps the current model", []string{"--config", cfg, "--model", "design-http-api", "--current", "local/big:high"}, 0, got{"local/big (thinking high)", false}},
 		{"no tiers defined: nothing switches", []string{"--model", "write-release-notes", "--current", "local/big"}, 0, got{"local/big", false}},
-		{"unknown skill", []string{"--config", cfg, "--model", "no-such-skill"}, 1, got{}},
+		{"unknown skill", []string{"--config", cfg, "--model", "no-such-skill"}, 2, got{}},
 		{"bad current model", []string{"--config", cfg, "--model", "write-release-notes", "--current", "nonsense"}, 2, got{}},
 	}
 	for _, tc := range tests {

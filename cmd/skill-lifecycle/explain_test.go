@@ -37,10 +37,10 @@ func TestExplainUsage(t *testing.T) {
 		{"help", []string{"explain", "--help"}, 0, "usage: skill-lifecycle explain", ""},
 		{"no prompt", []string{"explain", "--json"}, 2, "", "a PROMPT is required"},
 		{"blank prompt", []string{"explain", "  "}, 2, "", "a PROMPT is required"},
-		{"unknown flag", []string{"explain", "--nope", "x"}, 2, "", "flag provided but not defined"},
+		{"unknown flag", []string{"explain", "--nope", "x"}, 2, "", "unknown flag --nope"},
 		{"negative top", []string{"explain", "--top", "-1", "x"}, 2, "", "--top"},
 		{"NaN min-signal", []string{"explain", "--min-signal", "NaN", "x"}, 2, "", "--min-signal"},
-		{"missing folder", []string{"explain", "--skills", "/nonexistent/skills", "x"}, 1, "", "/nonexistent/skills"},
+		{"missing folder", []string{"explain", "--skills", "/nonexistent/skills", "x"}, 2, "", "/nonexistent/skills"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

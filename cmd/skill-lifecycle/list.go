@@ -2,9 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -41,6 +42,7 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+func (m *multiFlag) repeatable()        {}
 
 type diagJSON struct {
 	Path      string `json:"path"`
@@ -71,12 +73,48 @@ type listSkillJSON struct {
 	DisableModelInvocation bool   `json:"disable_model_invocation"`
 }
 
+// errNoPath is a path named on the command line that cannot be found: a
+// usage mistake (exitUsage) in every command.
+type errNoPath struct {
+	flag, path string
+	err        error
+}
+
+func (e *errNoPath) Error() string {
+	return fmt.Sprintf("%s%s: %v", e.flag, skills.TerminalText(e.path), e.err)
+}
+
+// statPath checks that path, named by flag ("--skills " or "" for an
+// argument), exists.
+func statPath(flag, path string) error {
+	_, err := os.Stat(path)
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &errNoPath{flag: flag, path: path, err: err}
+}
+
+// exitOf is the exit code of a command that failed with err: exitUsage
+// for a path that does not exist, else exitFailed.
+func exitOf(err error) int {
+	var np *errNoPath
+	if errors.As(err, &np) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
 // loadCatalog discovers skills: under the --skills folders when given,
-// else with Pi's discovery from the current directory.
+// else with Pi's discovery from the current directory. A --skills path
+// that does not exist is an *errNoPath.
 func loadCatalog(dirs []string) (*skills.Catalog, error) {
 	if len(dirs) > 0 {
 		for _, d := range dirs {
-			if _, err := os.Stat(d); err != nil {
+			if err := statPath("--skills ", d); err != nil {
 				return nil, err
 			}
 		}
@@ -101,30 +139,23 @@ func roleOf(s *skills.Skill, inferred map[string]skills.Role) (skills.Role, stri
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("list", "skill-lifecycle list", "", `
+Lists the skills Pi would load from the current directory (or from the
+--skills folders), with their source, role and where the role came from,
+then the diagnostics met.`)
 	var dirs multiFlag
-	fs.Var(&dirs, "skills", "a folder of skills to list instead of Pi's discovery (repeatable)")
+	fs.Var(&dirs, "skills", "a folder of skills `DIR` to list instead of Pi's discovery (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: skill-lifecycle list [--skills DIR]... [--json]")
-		fmt.Fprintln(fs.Output(), "\nLists the skills Pi would load from the current directory (or from the --skills folders),")
-		fmt.Fprintln(fs.Output(), "with their source, role and where the role came from, then the diagnostics met.")
-		fmt.Fprintln(fs.Output(), "\nflags:")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args, stdout); !ok {
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "skill-lifecycle list: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
+		return fs.usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	}
 	cat, err := loadCatalog(dirs)
 	if err != nil {
 		fmt.Fprintf(stderr, "skill-lifecycle list: %v\n", err)
-		return 1
+		return exitOf(err)
 	}
 	var inferred map[string]skills.Role
 	if inferRoles != nil {

@@ -150,9 +150,9 @@ func TestListUsage(t *testing.T) {
 		noStdout bool
 	}{
 		{args: []string{"list", "--help"}, code: 0, stdout: "usage: skill-lifecycle list"},
-		{args: []string{"list", "--bogus"}, code: 2, stderr: "flag provided but not defined", noStdout: true},
+		{args: []string{"list", "--bogus"}, code: 2, stderr: "unknown flag --bogus", noStdout: true},
 		{args: []string{"list", "extra"}, code: 2, stderr: "unexpected argument", noStdout: true},
-		{args: []string{"list", "--skills", "/nonexistent/skills"}, code: 1, stderr: "no such file", noStdout: true},
+		{args: []string{"list", "--skills", "/nonexistent/skills"}, code: 2, stderr: "no such file", noStdout: true},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer

@@ -7,8 +7,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,24 +41,37 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'skill-lifecycle <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'skill-lifecycle help <command>' (or '<command> --help') for its flags.")
+	fmt.Fprintln(w, "Exit status: 0 done, 1 the command's own failure (an invalid skill, an input")
+	fmt.Fprintln(w, "that could not be read), 2 a usage mistake (a bad flag or flag value, a path")
+	fmt.Fprintln(w, "that does not exist), 3 replay: nothing could be replayed.")
 }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches to a subcommand; exit codes: 0 success, 1 the command's own
-// failure (e.g. invalid skills), 2 usage errors.
+// run dispatches to a subcommand and returns the exit code (exitOK,
+// exitFailed, exitUsage, exitNothing). "help CMD" is "CMD --help".
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
+	case "-h", "-help", "--help":
 		usage(stdout)
-		return 0
+		return exitOK
+	case "help":
+		if len(args) == 1 {
+			usage(stdout)
+			return exitOK
+		}
+		if len(args) > 2 {
+			fmt.Fprintf(stderr, "skill-lifecycle help: unexpected argument %q\nusage: skill-lifecycle help [command]\n", args[2])
+			return exitUsage
+		}
+		args = []string{args[1], "--help"}
 	case "--version", "-version":
 		return runVersion(nil, stdout, stderr)
 	}
@@ -68,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		fmt.Fprintf(stderr, "skill-lifecycle: unknown command %q\n\n", args[0])
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 	// What the commands print may hold skill text: control characters are
 	// shown as escapes (terminalWriter). serve's standard output is the
@@ -82,20 +93,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		stdout = outw
 	}
 	return c.run(args[1:], stdout, errw)
-}
-
-// parseFlags parses a subcommand's flags. --help prints the usage on stdout
-// and ends the command with 0; a bad flag (already reported on the flag
-// set's output) ends it with 2. ok is true when the command should go on.
-func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
-	err := fs.Parse(args)
-	if err == nil {
-		return 0, true
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return 0, false
-	}
-	return 2, false
 }

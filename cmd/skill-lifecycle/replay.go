@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,14 +30,24 @@ type replayList []string
 
 func (m *replayList) String() string     { return strings.Join(*m, ",") }
 func (m *replayList) Set(v string) error { *m = append(*m, v); return nil }
+func (m *replayList) repeatable()        {}
 
 // progressThreshold is the input size from which a progress line is shown
 // (when stderr is a terminal).
 const progressThreshold = 20 << 20
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("replay", "replay", "FILES-or-DIRS...", `
+Folders are searched for .jsonl files; of those, files whose first JSON line
+is not a session header (request logs) are skipped. Every file skipped is
+named on stderr with the reason, and counted.`)
+	fl.after = `
+Exit status: 0 when every file named or found was replayed (or skipped as not
+a session, in a folder); 1 when some input could not be read (an I/O error, a
+folder that cannot be read, a file that is not a regular file) or a file named
+is not a session, the others being replayed; 2 on a usage mistake (a bad flag
+or flag value, a configuration or prices file that does not parse, a path
+that does not exist, no .jsonl file at all); 3 when nothing could be replayed.`
 	var configs, orphanDirs replayList
 	skillsDir := fl.String("skills", "", "skill pack `DIR`: names its skills, so that reads of their SKILL.md count as loads")
 	fl.Var(&configs, "config", "strategy `name=file.json` (a skill-lifecycle.json); repeatable")
@@ -55,41 +63,18 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	foresight := fl.Bool("foresight", false, "add the 'foresight' strategy: per session, the archive plan replay prices lowest, found knowing the session's future (a yardstick, not a policy; replays each session about loads x (turns + loads) times); 'foresight-timing', the same held to the bodies relevance-only archives and no earlier than it does (what timing alone could gain); and 'foresight-timing-peak', that held to requests at most 10% larger than relevance-only's largest")
 	noComebacks := fl.Bool("no-comebacks", false, "switch the comeback model off: the agent loads an archived skill again only where the session shows it using the skill's files; with --all-comebacks, replay brackets the cost of strategies whose archives the agent may come back to")
 	allComebacks := fl.Bool("all-comebacks", false, "the agent comes back to every archived skill a prompt asks for, not only to the best ranked that does the work (and the helpers asked for): the upper end of replay's band")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: skill-lifecycle replay [--skills DIR] [--config name=file.json]... [--prices FILE] [--cache-ttl 5m] [--all-branches] [--recorded] [--foresight] [--no-comebacks | --all-comebacks] [--decisions] [--json] [--html FILE] FILES-or-DIRS...")
-		fl.PrintDefaults()
-		fmt.Fprint(stderr, `
-Folders are searched for .jsonl files; of those, files whose first JSON line
-is not a session header (request logs) are skipped. Every file skipped is
-named on stderr with the reason, and counted.
-
-Exit status: 0 when every file named or found was replayed (or skipped as not
-a session, in a folder); 1 when some input could not be read (an I/O error, a
-folder that cannot be read, a file that is not a regular file) or a file named
-is not a session, the others being replayed; 2 on a usage error (a bad flag,
-a configuration or prices file that does not parse, a path that does not
-exist, no .jsonl file at all); 3 when nothing could be replayed.
-`)
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := fl.parse(args, stdout, stderr); !ok {
+		return code
 	}
 	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "replay: give session files or folders")
-		fl.Usage()
-		return 2
+		return fl.usageError(stderr, "give session files or folders")
 	}
 	if *ttl < 0 {
-		fmt.Fprintln(stderr, "replay: --cache-ttl must not be negative")
-		return 2
+		return fl.usageError(stderr, "--cache-ttl %v: want a duration such as 5m or 300s, or 0; not negative", *ttl)
 	}
 
 	if *noComebacks && *allComebacks {
-		fmt.Fprintln(stderr, "replay: --no-comebacks and --all-comebacks exclude each other")
-		return 2
+		return fl.usageError(stderr, "--no-comebacks and --all-comebacks exclude each other")
 	}
 	opts := replay.Options{TTL: *ttl, AllBranches: *allBranches, Series: *htmlFile != "", Decisions: *decisions, NoComebacks: *noComebacks, AllComebacks: *allComebacks}
 	world := host.OfCatalog(&skills.Catalog{}, rules.Default())
@@ -282,6 +267,9 @@ func sessionFiles(args []string) ([]sessionFile, []replay.Skipped, int64, error)
 	var skipped []replay.Skipped
 	var total int64
 	for _, a := range args {
+		if err := statPath("", a); err != nil {
+			return nil, nil, 0, err
+		}
 		st, err := os.Stat(a)
 		if err != nil {
 			return nil, nil, 0, err

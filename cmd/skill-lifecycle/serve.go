@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,27 +42,17 @@ func (s stdio) Close() error {
 // 1 when the stream ended or a signal came without shutdown, 2 on bad
 // flags.
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve", "serve", "", "Speaks JSON-RPC 2.0 with Content-Length framing on stdin/stdout (see docs/protocol.md).")
+	fs.after = "Exit status: 0 after shutdown and exit, 1 when the stream ended or a signal came\nwithout shutdown, 2 a usage mistake."
 	maxMsg := fs.Int64("max-message", protocol.DefaultMaxMessage, "largest accepted message body in bytes")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: skill-lifecycle serve [--max-message N]")
-		fmt.Fprintln(stderr, "\nSpeaks JSON-RPC 2.0 with Content-Length framing on stdin/stdout (see docs/protocol.md).")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return fs.usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	}
 	if *maxMsg <= 0 {
-		fmt.Fprintln(stderr, "serve: --max-message must be positive")
-		return 2
+		return fs.usageError(stderr, "--max-message %d: want a positive number of bytes", *maxMsg)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

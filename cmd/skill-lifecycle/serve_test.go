@@ -69,7 +69,7 @@ func TestServe(t *testing.T) {
 	}{
 		{"clean session", nil, frames(initialize, `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`), 0, []float64{1, 2}, ""},
 		{"input ends without shutdown", nil, frames(initialize), 1, []float64{1}, "without shutdown"},
-		{"bad flag", []string{"--max-message", "0"}, "", 2, nil, "must be positive"},
+		{"bad flag", []string{"--max-message", "0"}, "", 2, nil, "want a positive number"},
 		{"unexpected argument", []string{"extra"}, "", 2, nil, "unexpected argument"},
 	}
 	for _, c := range cases {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -21,33 +20,30 @@ type validateResultJSON struct {
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("validate", "skill-lifecycle validate", "PATH...", `
+PATH is a skill folder, a SKILL.md file, or a folder of skills. Without
+--strict the rules are Pi's (warnings; a skill without description or with
+broken YAML is not loaded); with --strict every rule of the Agent Skills
+specification is an error.`)
+	fs.after = "Exit status: 0 all valid, 1 some skill invalid, 2 a usage mistake (a PATH\nthat does not exist: the others are still checked)."
 	strict := fs.Bool("strict", false, "apply the Agent Skills reference validator's rules instead of Pi's")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: skill-lifecycle validate [--strict] [--json] PATH...")
-		fmt.Fprintln(fs.Output(), "\nPATH is a skill folder, a SKILL.md file, or a folder of skills. Without --strict the")
-		fmt.Fprintln(fs.Output(), "rules are Pi's (warnings; a skill without description or with broken YAML is not")
-		fmt.Fprintln(fs.Output(), "loaded); with --strict every rule of the Agent Skills specification is an error.")
-		fmt.Fprintln(fs.Output(), "Exit status: 0 all valid, 1 some skill invalid, 2 usage error.")
-		fmt.Fprintln(fs.Output(), "\nflags:")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args, stdout); !ok {
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "skill-lifecycle validate: no PATH given")
-		fs.Usage()
-		return 2
+		return fs.usageError(stderr, "no PATH given")
 	}
 	mode := skills.Lenient
 	if *strict {
 		mode = skills.Strict
 	}
 	var results []skills.Result
+	var missing []error
 	for _, p := range fs.Args() {
+		if err := statPath("", p); err != nil {
+			missing = append(missing, err)
+		}
 		results = append(results, skills.Check(p, mode)...)
 	}
 	valid := true
@@ -92,8 +88,16 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%d checked, %d invalid (%s)\n", len(results), invalid, mode)
 	}
-	if !valid {
-		return 1
+	// A PATH that does not exist is a usage mistake, as in the other
+	// commands; the others were still checked.
+	for _, err := range missing {
+		fmt.Fprintf(stderr, "skill-lifecycle validate: %v\n", err)
 	}
-	return 0
+	switch {
+	case len(missing) > 0:
+		return exitUsage
+	case !valid:
+		return exitFailed
+	}
+	return exitOK
 }

@@ -43,7 +43,7 @@ func TestValidate(t *testing.T) {
 		{"missing description", []string{p("no-desc")}, 1, map[string]bool{"no-desc/SKILL.md": false}, []string{"description-required"}},
 		{"folder of skills", []string{p("pack")}, 0, map[string]bool{"pack/one/SKILL.md": true, "pack/two/SKILL.md": true, "pack/root.md": true}, []string{"name-mismatch", "name-collision"}},
 		{"no skill in folder", []string{p("empty")}, 1, map[string]bool{"empty": false}, []string{"no-skills"}},
-		{"missing path", []string{p("nope")}, 1, map[string]bool{"nope": false}, []string{"path-not-found"}},
+		{"missing path", []string{p("nope")}, 2, map[string]bool{"nope": false}, []string{"path-not-found"}},
 		{"bad yaml", []string{"--strict", p("bad-yaml")}, 1, map[string]bool{"bad-yaml/SKILL.md": false}, []string{"invalid-yaml"}},
 		{"uppercase lenient warns", []string{p("upper")}, 0, map[string]bool{"upper/SKILL.md": true}, []string{"name-mismatch", "name-invalid-characters"}},
 		{"uppercase strict", []string{"--strict", p("upper")}, 1, map[string]bool{"upper/SKILL.md": false}, []string{"name-not-lowercase", "name-mismatch"}},
@@ -110,7 +110,7 @@ func TestValidateTextAndUsage(t *testing.T) {
 	}{
 		{[]string{"validate", "--help"}, 0, "usage: skill-lifecycle validate", ""},
 		{[]string{"validate"}, 2, "", "no PATH given"},
-		{[]string{"validate", "--nope", "x"}, 2, "", "flag provided but not defined"},
+		{[]string{"validate", "--nope", "x"}, 2, "", "unknown flag --nope"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tt.args, &out, &errb); code != tt.code || !strings.Contains(out.String(), tt.stdout) || !strings.Contains(errb.String(), tt.stderr) {

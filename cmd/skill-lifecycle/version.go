@@ -74,14 +74,13 @@ func (v buildVersion) String() string {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		if args[0] == "-h" || args[0] == "--help" {
-			fmt.Fprintln(stdout, "usage: skill-lifecycle version (or skill-lifecycle --version)")
-			return 0
-		}
-		fmt.Fprintf(stderr, "version: unexpected argument %q\nusage: skill-lifecycle version\n", args[0])
-		return 2
+	fs := newFlags("version", "version", "", "Prints the version, the commit it was built from and the Go toolchain\n(also: skill-lifecycle --version).")
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fs.usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	}
 	fmt.Fprintln(stdout, currentVersion())
-	return 0
+	return exitOK
 }

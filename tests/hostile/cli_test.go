@@ -22,10 +22,10 @@ func TestHostileCLI(t *testing.T) {
 		words []string
 	}{
 		{"unknown-subcommand", []string{"destroy"}, 2, []string{`unknown command "destroy"`}},
-		{"validate-missing-path", []string{"validate", filepath.Join(dir, "nope")}, 1, []string{filepath.Join(dir, "nope"), "does not exist"}},
+		{"validate-missing-path", []string{"validate", filepath.Join(dir, "nope")}, 2, []string{filepath.Join(dir, "nope"), "does not exist"}},
 		{"validate-file-not-folder", []string{"validate", badCfg}, 1, []string{badCfg}},
 		{"list-pack-with-garbage", []string{"list", "--skills", pack}, 0, []string{"good", garbage, "not-utf8"}},
-		{"serve-negative-max-message", []string{"serve", "--max-message", "-5"}, 2, []string{"--max-message must be positive"}},
+		{"serve-negative-max-message", []string{"serve", "--max-message", "-5"}, 2, []string{"--max-message -5: want a positive number of bytes"}},
 		{"serve-stray-argument", []string{"serve", "now"}, 2, []string{`unexpected argument "now"`}},
 		{"replay-bad-config", []string{"replay", "--config", "x=" + badCfg, session}, 2, []string{badCfg + ":2", "topK", "negative"}},
 		{"replay-missing-session", []string{"replay", filepath.Join(dir, "gone.jsonl")}, 2, []string{filepath.Join(dir, "gone.jsonl")}},
