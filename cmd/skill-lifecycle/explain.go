@@ -2,10 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"runtime/debug"
@@ -27,12 +26,15 @@ type explainArgs struct {
 	dirs      multiFlag
 	asJSON    bool
 	minSignal float64
-	top       int
-	loaded    string // --loaded: bodies to judge instead of ranking
-	config    string // --config: a skill-lifecycle.json for --loaded and --model
-	model     string // --model: the skill whose model to explain
-	current   string // --current: the host's current model, provider/id[:level]
-	prompt    string
+	// minSignalSet: --min-signal was given; else the configuration's
+	// minSignal applies.
+	minSignalSet bool
+	top          int
+	loaded       string // --loaded: bodies to judge instead of ranking
+	config       string // --config: a skill-lifecycle.json for --loaded and --model
+	model        string // --model: the skill whose model to explain
+	current      string // --current: the host's current model, provider/id[:level]
+	prompt       string
 }
 
 // rankedSkill is one line of the ranking as explain prints it.
@@ -60,17 +62,19 @@ and shows each skill's score and matched terms and whether the prompt carries
 a topic signal. Several words after the flags are joined into one prompt.
 With --loaded, says which of those bodies the prompt keeps or archives; with
 --model, which model a skill runs on (no PROMPT needed).`)
+	fs.after = configRule
 	fs.Var(&a.dirs, "skills", "a folder of skills `DIR` to use instead of Pi's discovery (repeatable)")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object")
-	fs.Float64Var(&a.minSignal, "min-signal", relevance.DefaultMinSignal, "best score a prompt needs to carry a topic signal")
+	fs.Float64Var(&a.minSignal, "min-signal", relevance.DefaultMinSignal, "best score a prompt needs to carry a topic signal (default: the configuration's minSignal)")
 	fs.IntVar(&a.top, "top", 0, "print only the first N skills of the ranking (0: all)")
 	fs.StringVar(&a.loaded, "loaded", "", "the loaded skills `A,B,C`, oldest first: say which of their bodies the prompt keeps or archives")
-	fs.StringVar(&a.config, "config", "", "judge with this skill-lifecycle.json `FILE` alone, instead of the user's (and trusted project's) configuration")
+	fs.StringVar(&a.config, "config", "", "judge with this skill-lifecycle.json `FILE` alone instead of the configuration the sidecar reads (below)")
 	fs.StringVar(&a.model, "model", "", "say which model `SKILL` would run on, from the --current model")
 	fs.StringVar(&a.current, "current", "", "the current `MODEL` for --model, as provider/id or provider/id:thinking")
 	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return a, code, false
 	}
+	fs.Visit(func(f *flag.Flag) { a.minSignalSet = a.minSignalSet || f.Name == "min-signal" })
 	a.prompt = strings.Join(fs.Args(), " ")
 	if strings.TrimSpace(a.prompt) == "" && a.model == "" {
 		return a, fs.usageError(stderr, "a PROMPT is required"), false
@@ -131,6 +135,13 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	softMemoryLimit()
+	cfg, ok := loadConfig(a.config, "skill-lifecycle explain", stderr)
+	if !ok {
+		return exitUsage
+	}
+	if a.minSignalSet {
+		cfg.MinSignal = a.minSignal
+	}
 	cat, err := loadCatalog(a.dirs)
 	if err != nil {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
@@ -139,30 +150,20 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if n := len(cat.Diagnostics); n > 0 {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %d diagnostics while loading skills (see 'skill-lifecycle list')\n", n)
 	}
-	cfg := rules.Default()
-	if a.config != "" {
-		c, warnings, err := host.ReadConfigFile(a.config)
-		if err != nil {
-			// As replay --config: a file that cannot be read or does
-			// not parse is a usage mistake.
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = fmt.Errorf("%s: %w", a.config, pe.Err)
-			}
-			fmt.Fprintf(stderr, "skill-lifecycle explain: --config %v\n", err)
-			return exitUsage
+	if len(cat.Skills) == 0 {
+		// Nothing to rank: say where explain looked, not that the
+		// prompt names no topic.
+		fmt.Fprintf(stderr, "skill-lifecycle explain: no skills found under %s\n", strings.Join(searched(a.dirs), ", "))
+		if len(a.dirs) == 0 {
+			fmt.Fprintln(stderr, "  (Pi's discovery from the current folder); give a folder of skills with --skills DIR")
 		}
-		for _, w := range warnings {
-			fmt.Fprintf(stderr, "skill-lifecycle explain: %s\n", w)
-		}
-		cfg = c
+		return exitFailed
 	}
 	w := host.OfCatalog(cat, cfg)
 	if a.model != "" {
 		return explainModel(stdout, stderr, w, a)
 	}
 	if a.loaded != "" {
-		w.Config.MinSignal = a.minSignal
 		rep := explainLoaded(w, splitLoaded(a.loaded), a.prompt)
 		if err := writeLoaded(stdout, rep, a.asJSON); err != nil {
 			fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
@@ -170,8 +171,8 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	rep := rankPrompt(w.Catalog.Ranker, a.prompt, a.minSignal, a.top)
-	if err := writeRanking(stdout, rep, a.minSignal, a.asJSON); err != nil {
+	rep := rankPrompt(w.Catalog.Ranker, a.prompt, w.Config.MinSignal, a.top)
+	if err := writeRanking(stdout, rep, w.Config.MinSignal, a.asJSON); err != nil {
 		fmt.Fprintf(stderr, "skill-lifecycle explain: %v\n", err)
 		return 1
 	}

@@ -127,10 +127,42 @@ func loadCatalog(dirs []string) (*skills.Catalog, error) {
 	return skills.Discover(opts), nil
 }
 
-// roleOf returns a skill's role and where it came from.
-func roleOf(s *skills.Skill, inferred map[string]skills.Role) (skills.Role, string) {
+// searched names where loadCatalog(dirs) looks, as terminal text.
+func searched(dirs []string) []string {
+	if len(dirs) == 0 {
+		if opts, err := skills.EnvOptions(); err == nil {
+			for _, r := range skills.Roots(opts) {
+				dirs = append(dirs, r.Path)
+			}
+		}
+	}
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		out[i] = skills.TerminalText(d)
+	}
+	return out
+}
+
+// Role sources shown by list beside those of roleOf's frontmatter and
+// inference: the configuration's entrySkill or helperSkills.
+const roleFromConfig = "config"
+
+// roleOf returns a skill's role and where it came from, as the engine
+// resolves it under cfg: the configured entrySkill first, then the
+// frontmatter, then helperSkills, then the inferred role (only when the
+// configuration names no installed entry and lets inference apply).
+func roleOf(s *skills.Skill, inferred map[string]skills.Role, cfg rules.Config, installed map[string]bool) (skills.Role, string) {
+	if cfg.EntrySkill != "" && cfg.EntrySkill == s.Name {
+		return skills.RoleEntry, roleFromConfig
+	}
 	if s.Role != skills.RoleNone {
 		return s.Role, roleFromFrontmatter
+	}
+	if cfg.IsHelper(s.Name) {
+		return skills.RoleHelper, roleFromConfig
+	}
+	if cfg.EntrySkill != "" && installed[cfg.EntrySkill] || !cfg.InferEntrySkill {
+		return skills.RoleNone, ""
 	}
 	if r, ok := inferred[s.Name]; ok && r != skills.RoleNone {
 		return r, roleInferred
@@ -141,11 +173,14 @@ func roleOf(s *skills.Skill, inferred map[string]skills.Role) (skills.Role, stri
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("list", "skill-lifecycle list", "", `
 Lists the skills Pi would load from the current directory (or from the
---skills folders), with their source, role and where the role came from,
+--skills folders), with their source, role and where the role came from
+(frontmatter, inferred, or the configuration's entrySkill and helperSkills),
 then the diagnostics met.`)
 	var dirs multiFlag
 	fs.Var(&dirs, "skills", "a folder of skills `DIR` to list instead of Pi's discovery (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	config := fs.String("config", "", "take the roles from this skill-lifecycle.json `FILE` alone instead of the configuration the sidecar reads (below)")
+	fs.after = configRule
 	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -157,9 +192,17 @@ then the diagnostics met.`)
 		fmt.Fprintf(stderr, "skill-lifecycle list: %v\n", err)
 		return exitOf(err)
 	}
+	cfg, ok := loadConfig(*config, "skill-lifecycle list", stderr)
+	if !ok {
+		return exitUsage
+	}
 	var inferred map[string]skills.Role
 	if inferRoles != nil {
 		inferred = inferRoles(cat)
+	}
+	installed := make(map[string]bool, len(cat.Skills))
+	for _, s := range cat.Skills {
+		installed[s.Name] = true
 	}
 	if *asJSON {
 		out := struct {
@@ -167,7 +210,7 @@ then the diagnostics met.`)
 			Diagnostics []diagJSON      `json:"diagnostics"`
 		}{Skills: []listSkillJSON{}, Diagnostics: toDiagJSON(cat.Diagnostics)}
 		for _, s := range cat.Skills {
-			role, from := roleOf(s, inferred)
+			role, from := roleOf(s, inferred, cfg, installed)
 			out.Skills = append(out.Skills, listSkillJSON{s.Name, s.Description, s.Source, s.Path, string(role), from, s.ModelTier, s.DisableModelInvocation})
 		}
 		enc := json.NewEncoder(stdout)
@@ -181,7 +224,7 @@ then the diagnostics met.`)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tROLE\tPATH")
 	for _, s := range cat.Skills {
-		role, from := roleOf(s, inferred)
+		role, from := roleOf(s, inferred, cfg, installed)
 		r := "-"
 		if role != skills.RoleNone {
 			r = fmt.Sprintf("%s (%s)", role, from)
