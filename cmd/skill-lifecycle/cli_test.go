@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -116,6 +117,58 @@ func TestUsageMistakes(t *testing.T) {
 		}
 		if tt.args[0] != "validate" && out.Len() != 0 {
 			t.Errorf("%v: wrote to stdout on a usage mistake: %q", tt.args, out.String())
+		}
+	}
+}
+
+// TestJSONKeyStyle: every --json output of list, validate and explain
+// uses the project's key style, lower camel case, as replay's does.
+func TestJSONKeyStyle(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a/calendar/SKILL.md": "---\nname: calendar\ndescription: first\ndisable-model-invocation: true\nmetadata:\n  modelTier: small\n---\n",
+		"b/calendar/SKILL.md": "---\nname: calendar\ndescription: second\n---\n",
+		"b/broken/SKILL.md":   "---\nname: broken\ndescription: [x\n---\n",
+	})
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, args := range [][]string{
+		{"list", "--json", "--skills", a, "--skills", b},
+		{"validate", "--json", a, b},
+		{"explain", "--json", "--skills", a, "calendar"},
+		{"explain", "--json", "--skills", a, "--loaded", "calendar", "calendar"},
+		{"explain", "--json", "--skills", a, "--model", "calendar"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != exitOK && code != exitFailed {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		var v any
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
+		}
+		var keys []string
+		var walk func(v any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, y := range x {
+					keys = append(keys, k)
+					walk(y)
+				}
+			case []any:
+				for _, y := range x {
+					walk(y)
+				}
+			}
+		}
+		walk(v)
+		for _, k := range keys {
+			if !camelKey.MatchString(k) {
+				t.Errorf("%v: key %q is not lower camel case", args, k)
+			}
+		}
+		if len(keys) < 3 {
+			t.Errorf("%v: only keys %v", args, keys)
 		}
 	}
 }

@@ -51,7 +51,7 @@ type diagJSON struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
-	OtherPath string `json:"other_path,omitempty"`
+	OtherPath string `json:"otherPath,omitempty"`
 }
 
 func toDiagJSON(ds []skills.Diagnostic) []diagJSON {
@@ -68,9 +68,9 @@ type listSkillJSON struct {
 	Source                 string `json:"source"`
 	Path                   string `json:"path"`
 	Role                   string `json:"role"`
-	RoleSource             string `json:"role_source"`
-	ModelTier              string `json:"model_tier,omitempty"`
-	DisableModelInvocation bool   `json:"disable_model_invocation"`
+	RoleSource             string `json:"roleSource"`
+	ModelTier              string `json:"modelTier,omitempty"`
+	DisableModelInvocation bool   `json:"disableModelInvocation"`
 }
 
 // errNoPath is a path named on the command line that cannot be found: a
