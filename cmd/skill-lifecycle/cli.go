@@ -55,10 +55,10 @@ func newFlags(name, prefix, args, about string) *cliFlags {
 // `quoted` word of its usage text, else its type in capitals ("" for a
 // boolean flag).
 func valueName(f *flag.Flag) string {
-	if c, ok := f.Value.(*checkedValue); ok {
-		g := *f
-		g.Value = c.Value
-		f = &g
+	if b, ok := f.Value.(checkedBool); ok {
+		f = &flag.Flag{Name: f.Name, Usage: f.Usage, Value: b.Value, DefValue: f.DefValue}
+	} else if c, ok := f.Value.(*checkedValue); ok {
+		f = &flag.Flag{Name: f.Name, Usage: f.Usage, Value: c.Value, DefValue: f.DefValue}
 	}
 	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 		return ""
@@ -92,6 +92,9 @@ func (c *cliFlags) synopsis() string {
 		v := f.Value
 		if c, ok := v.(*checkedValue); ok {
 			v = c.Value
+		}
+		if b, ok := v.(checkedBool); ok {
+			v = b.Value
 		}
 		if _, ok := v.(repeatable); ok {
 			b.WriteString("...")
@@ -155,8 +158,15 @@ func wrap(text string, width int) []string {
 // line and ends it with 2. ok is true when the command should go on.
 func (c *cliFlags) parse(args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	c.VisitAll(func(f *flag.Flag) {
-		if _, done := f.Value.(*checkedValue); !done && valueName(f) != "" {
-			f.Value = &checkedValue{Value: f.Value, name: f.Name, c: c}
+		switch f.Value.(type) {
+		case *checkedValue, checkedBool:
+			return
+		}
+		v := &checkedValue{Value: f.Value, name: f.Name, c: c}
+		if valueName(f) == "" {
+			f.Value = checkedBool{v}
+		} else {
+			f.Value = v
 		}
 	})
 	err := c.Parse(args)
@@ -198,6 +208,12 @@ type checkedValue struct {
 	name string
 	c    *cliFlags
 }
+
+// checkedBool is a checkedValue of a boolean flag, which takes no value
+// unless given one with = (--json=false).
+type checkedBool struct{ *checkedValue }
+
+func (checkedBool) IsBoolFlag() bool { return true }
 
 func (v *checkedValue) Set(s string) error {
 	err := v.Value.Set(s)

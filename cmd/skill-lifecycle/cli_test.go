@@ -91,6 +91,8 @@ func TestUsageMistakes(t *testing.T) {
 		{[]string{"explain", "--min-signal", "high", "x"}, `--min-signal "high": want a number such as 2 or 0.5`},
 		{[]string{"serve", "--max-message", "big"}, `--max-message "big": want a whole number`},
 		{[]string{"serve", "--max-message", "0"}, `--max-message 0: want a positive number of bytes`},
+		{[]string{"list", "--json=maybe"}, `--json "maybe": want true or false`},
+		{[]string{"explain", "--top", "99999999999999999999", "x"}, `--top "99999999999999999999": want a whole number`},
 		{[]string{"list", "--skills"}, `--skills needs a value (DIR)`},
 		{[]string{"replay", "--json", "--prices"}, `--prices needs a value (FILE)`},
 
