@@ -105,7 +105,11 @@ func TestUsageMistakes(t *testing.T) {
 		{[]string{"list", "--skills", missing}, "--skills " + missing + ": no such file or directory"},
 		{[]string{"validate", missing}, missing + ": no such file or directory"},
 		{[]string{"replay", missing}, missing + ": no such file or directory"},
-		{[]string{"explain", "--config", missing, "x"}, "--config " + missing},
+		{[]string{"explain", "--config", missing, "x"}, "--config " + missing + ": no such file or directory"},
+		{[]string{"list", "--config", missing}, "--config " + missing + ": no such file or directory"},
+		{[]string{"replay", "--config", "x=" + missing, missing}, "--config x: " + missing + ": no such file or directory"},
+		{[]string{"replay", "--prices", missing, missing}, "--prices " + missing + ": no such file or directory"},
+		{[]string{"replay", "--skills", missing, missing}, "--skills " + missing + ": no such file or directory"},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer

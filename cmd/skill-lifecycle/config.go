@@ -22,6 +22,17 @@ only when the user's file sets "trustProjectConfig": true. A project trusted
 in Pi 1.6 (/trust, pi -a) is not known here. Problems in either file are
 named on stderr and the file is ignored (docs/config.md).`
 
+// pathError says err about the file at path (named on the command
+// line): "path: no such file or directory" rather than the system call's
+// "stat path: ...". Other errors name the file themselves.
+func pathError(path string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return skills.TerminalText(path) + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
 // agentDir is Pi's agent folder for o: $PI_CODING_AGENT_DIR, else
 // ~/.pi/agent ("" when neither is known).
 func agentDir(o skills.Options) string {
@@ -44,11 +55,7 @@ func loadConfig(file, prefix string, stderr io.Writer) (cfg rules.Config, ok boo
 	if file != "" {
 		c, warnings, err := host.ReadConfigFile(file)
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = fmt.Errorf("%s: %w", file, pe.Err)
-			}
-			fmt.Fprintf(stderr, "%s: --config %v\n", prefix, err)
+			fmt.Fprintf(stderr, "%s: --config %s\n", prefix, pathError(file, err))
 			return rules.Config{}, false
 		}
 		for _, w := range warnings {

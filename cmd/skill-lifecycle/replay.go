@@ -80,10 +80,13 @@ that does not exist, no .jsonl file at all); 3 when nothing could be replayed.`
 	world := host.OfCatalog(&skills.Catalog{}, rules.Default())
 	var packNames []string // the skills of --skills
 	if *skillsDir != "" {
-		st, err := os.Stat(*skillsDir)
-		if err != nil || !st.IsDir() {
-			fmt.Fprintf(stderr, "replay: --skills %s: not a folder\n", *skillsDir)
-			return 2
+		if err := statPath("--skills ", *skillsDir); err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			return exitUsage
+		}
+		if st, err := os.Stat(*skillsDir); err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "replay: --skills %s: not a folder\n", skills.TerminalText(*skillsDir))
+			return exitUsage
 		}
 		abs, _ := filepath.Abs(*skillsDir)
 		sc := skills.Discover(skills.Options{Paths: []string{abs}, NoDefaults: true})
@@ -102,8 +105,8 @@ that does not exist, no .jsonl file at all); 3 when nothing could be replayed.`
 	if *pricesFile != "" {
 		data, err := readRegular(*pricesFile)
 		if err != nil {
-			fmt.Fprintf(stderr, "replay: %v\n", err)
-			return 2
+			fmt.Fprintf(stderr, "replay: --prices %s\n", pathError(*pricesFile, err))
+			return exitUsage
 		}
 		t, err := pricing.ParseTable(data)
 		if err != nil {
@@ -135,7 +138,7 @@ that does not exist, no .jsonl file at all); 3 when nothing could be replayed.`
 		names[name] = true
 		cfg, warns, err := host.ReadConfigFile(file)
 		if err != nil {
-			fmt.Fprintf(stderr, "replay: --config %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "replay: --config %s: %s\n", name, pathError(file, err))
 			return 2
 		}
 		for _, w := range warns {
