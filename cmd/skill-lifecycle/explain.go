@@ -31,7 +31,7 @@ type explainArgs struct {
 	minSignalSet bool
 	top          int
 	loaded       string // --loaded: bodies to judge instead of ranking
-	config       string // --config: a skill-lifecycle.json for --loaded and --model
+	config       string // --config: the only skill-lifecycle.json to apply
 	model        string // --model: the skill whose model to explain
 	current      string // --current: the host's current model, provider/id[:level]
 	prompt       string
