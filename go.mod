@@ -9,3 +9,5 @@ require (
 	golang.org/x/text v0.44.0
 	gopkg.in/yaml.v3 v3.0.1
 )
+
+require mvdan.cc/sh/v3 v3.14.1
