@@ -35,11 +35,11 @@ import { registerCommands } from "./commands.ts";
 import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions } from "./host.ts";
 import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf, warms } from "./edits.ts";
 import { registerLines, setStatus } from "./lines.ts";
-import { applyArchive, findLoads, isSkillFile, lastUsage, LoadIds, resolvePath, visibleAfter } from "./loads.ts";
-import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type Pi } from "./pi.ts";
+import { applyArchive, findLoads, isSkillFile, lastUsage, LoadIds, resolvePath, textOf, visibleAfter } from "./loads.ts";
+import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type ImageBlock, type Pi, type TextBlock } from "./pi.ts";
 import { Sidecar } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
-import { REATTACH_TYPE } from "./wire.ts";
+import { REATTACH_TYPE, TOOL_NAME } from "./wire.ts";
 
 export default function skillLifecycle(pi: Pi) {
 	const side = new Sidecar(pi);
@@ -258,14 +258,29 @@ export default function skillLifecycle(pi: Pi) {
 	});
 
 	// A read of a skill's file gets its own id in its result (resultId),
-	// whether or not the sidecar is up.
+	// whether or not the sidecar is up. Any other tool's result is shown
+	// to the sidecar (tool_result): a skill's body whole in it becomes a
+	// load (details.skillBody, read by findLoads), and a use of the files
+	// of an archived skill gets the sidecar's one-line note appended.
 	pi.on("tool_result", async (event, ctx) => {
-		if (event?.toolName !== "read" || event.isError) return;
+		if (!event || event.toolName === TOOL_NAME) return;
+		const details = event.details && typeof event.details === "object" && !Array.isArray(event.details) ? (event.details as Record<string, unknown>) : {};
+		let out: { details?: Record<string, unknown>; content?: (TextBlock | ImageBlock)[] } | undefined;
 		const path = record(event.input)?.path;
-		const p = typeof path === "string" && path ? resolvePath(path, ctx.cwd) : "";
-		if (!p || !isSkillFile(p, side.skills.length ? side.skills : hostSkills(pi))) return;
-		const details = event.details && typeof event.details === "object" && !Array.isArray(event.details) ? event.details : {};
-		return { details: { ...details, loadId: ids.mint(event.toolCallId, ctx) } };
+		const p = event.toolName === "read" && typeof path === "string" && path ? resolvePath(path, ctx.cwd) : "";
+		if (p && !event.isError && isSkillFile(p, side.skills.length ? side.skills : hostSkills(pi))) {
+			out = { details: { ...details, loadId: ids.mint(event.toolCallId, ctx) } };
+		}
+		if (!side.available && !side.init) return out;
+		const content = Array.isArray(event.content) ? event.content : [];
+		const res = await side.request("tool_result", { toolName: event.toolName, callId: event.toolCallId, input: event.input, cwd: ctx.cwd, text: textOf(content), isError: !!event.isError }, ctx);
+		if (res?.body?.skill && !out) {
+			out = { details: { ...details, loadId: ids.mint(event.toolCallId, ctx), skillBody: { skill: res.body.skill, hash: res.body.hash } } };
+		}
+		if (res?.note) {
+			out = { ...(out ?? {}), content: [...content, { type: "text", text: res.note }] };
+		}
+		return out;
 	});
 
 	pi.on("agent_start", async (_event, ctx) => {

@@ -88,6 +88,14 @@ export function isSkillFile(p: string, skills: HostSkill[]): boolean {
 	});
 }
 
+// bodyIn is the skill body the sidecar found whole in a tool's result
+// (tool_result), kept in its details.skillBody.
+function bodyIn(m: Message): { skill: string; hash?: string } | undefined {
+	const b = record(record(m.details)?.skillBody);
+	const skill = str(b?.skill);
+	return skill ? { skill, hash: str(b?.hash) } : undefined;
+}
+
 /** str is v when it is a string (the details the bridge's own tool wrote). */
 function str(v: unknown): string | undefined {
 	return typeof v === "string" ? v : undefined;
@@ -172,6 +180,11 @@ export function findLoads(
 				const id = nameOf(m);
 				loads.push({ id, skill, kind: "read", size: text.length, offset: at });
 				where.set(id, { msg: i, kind: "read" });
+			} else if (bodyIn(m)) {
+				const b = bodyIn(m)!;
+				const id = nameOf(m);
+				loads.push({ id, skill: b.skill, kind: "read", size: text.length, hash: b.hash, offset: at });
+				where.set(id, { msg: i, kind: "read" });
 			} else if (p) {
 				const owner = folders.find((f) => p.startsWith(f.dir));
 				if (owner) {
@@ -182,7 +195,12 @@ export function findLoads(
 			}
 		} else if (m.role === "toolResult" && !m.isError) {
 			const text = textOf(m.content);
-			if (m.toolName === TOOL_NAME) {
+			const found = m.toolName !== TOOL_NAME ? bodyIn(m) : undefined;
+			if (found) {
+				const id = nameOf(m);
+				loads.push({ id, skill: found.skill, kind: "read", size: text.length, hash: found.hash, offset: at });
+				where.set(id, { msg: i, kind: "read" });
+			} else if (m.toolName === TOOL_NAME) {
 				const details = record(m.details);
 				const skill = str(details?.skill) ?? SKILL_CONTENT.exec(text)?.[1];
 				if (skill && SKILL_CONTENT.test(text)) {

@@ -33,6 +33,13 @@ export interface TextBlock {
 	text: string;
 }
 
+/** An image in a tool's result (pi-ai's ImageContent). */
+export interface ImageBlock {
+	type: "image";
+	data: string;
+	mimeType: string;
+}
+
 /** Token usage as the provider reported it (pi-ai's Usage). */
 export interface Usage {
 	input: number;
@@ -159,6 +166,7 @@ export interface ToolResultEvent {
 	toolName: string;
 	toolCallId: string;
 	input: unknown; // the tool's arguments
+	content: (TextBlock | ImageBlock)[];
 	isError: boolean;
 	details: unknown; // the tool's own
 }
@@ -206,7 +214,7 @@ export interface Events {
 	before_agent_start: { event: BeforeAgentStartEvent; result: { systemPrompt?: string } };
 	context: { event: ContextEvent; result: { messages?: Message[] } };
 	tool_call: { event: ToolCallEvent; result: { block?: boolean; reason?: string } };
-	tool_result: { event: ToolResultEvent; result: { details?: unknown } };
+	tool_result: { event: ToolResultEvent; result: { details?: unknown; content?: (TextBlock | ImageBlock)[] } };
 	agent_start: { event: unknown; result: void };
 	agent_end: { event: unknown; result: void };
 	cache_warming_decision: { event: CacheWarmingDecisionEvent; result: void };

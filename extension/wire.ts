@@ -27,6 +27,7 @@ export interface Requests {
 	"skills/update": { params: SkillsUpdateParams; result: SkillsUpdateResult };
 	"skill/load": { params: SkillLoadParams; result: SkillLoadResult };
 	"tool_call": { params: ToolCallParams; result: ToolCallResult };
+	"tool_result": { params: ToolResultParams; result: ToolResultResult };
 	"user_prompt": { params: UserPromptParams; result: Record<string, never> };
 	"before_request": { params: BeforeRequestParams; result: BeforeRequestResult };
 	"session/restore": { params: SessionRestoreParams; result: SessionRestoreResult };
@@ -175,6 +176,28 @@ export interface ToolCallResult {
 	block: boolean;
 	reason?: string;
 	skill?: string;
+}
+
+// host.ToolResultParams
+export interface ToolResultParams {
+	toolName: string;
+	callId?: string;
+	input: unknown;
+	cwd?: string;
+	text: string;
+	isError?: boolean;
+}
+
+// host.ToolResultResult
+export interface ToolResultResult {
+	body?: ResultBody;
+	note?: string;
+}
+
+// host.ResultBody
+export interface ResultBody {
+	skill: string;
+	hash: string;
 }
 
 // host.UserPromptParams

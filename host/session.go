@@ -54,6 +54,9 @@ type Session struct {
 	view        lineView  // what the lines and the status have shown (lines.go)
 	stats       StatsFunc // Options.Stats
 	sessionFile string    // the host's session file, as the last command gave it
+	// orphaned holds the archived copies whose skill's files the agent
+	// used and was told of (toolresult.go), from the records too.
+	orphaned map[string]bool
 }
 
 // Options of a session.
@@ -304,7 +307,7 @@ func (s *Session) Restore(p SessionRestoreParams) (SessionRestoreResult, error) 
 			skipped++
 		}
 	}
-	s.pending, s.carried = nil, nil
+	s.pending, s.carried, s.orphaned = nil, nil, orphansOf(recs)
 	s.view.known, s.view.archived = false, nil
 	for _, b := range s.eng.Loaded() {
 		if b.Kind == lifecycle.ByTool {

@@ -162,6 +162,31 @@ type ToolCallParams struct {
 	Cwd string `json:"cwd,omitempty"`
 }
 
+// ToolResultParams is a host tool's result before the model sees it: the
+// call (as in ToolCallParams) and the text of its output.
+type ToolResultParams struct {
+	ToolName string          `json:"toolName"`
+	CallID   string          `json:"callId,omitempty"`
+	Input    json.RawMessage `json:"input"`
+	Cwd      string          `json:"cwd,omitempty"`
+	Text     string          `json:"text"`
+	IsError  bool            `json:"isError,omitempty"`
+}
+
+// ToolResultResult says what the result holds: Body, a known skill body
+// (the host lists the result as a load of kind read, with its hash), and
+// Note, one line to add to the result (an archived skill's files used).
+type ToolResultResult struct {
+	Body *ResultBody `json:"body,omitempty"`
+	Note string      `json:"note,omitempty"`
+}
+
+// ResultBody is a skill body found whole in a tool's output.
+type ResultBody struct {
+	Skill string `json:"skill"`
+	Hash  string `json:"hash"`
+}
+
 // ToolCallResult says whether to block the call; Reason is shown to the
 // model in place of the tool's output (package guard decides).
 type ToolCallResult struct {

@@ -141,6 +141,8 @@ func (e *Engine) restoreOne(r Record) string {
 		e.life = *r.CacheLifetime
 	case ActModel, ActModelRestore, ActModelReport, ActModelNote:
 		// Shown to the user; the state they led to is in model-state.
+	case ActOrphan:
+		// The host's note (host/toolresult.go): it reads the records.
 	default:
 		return fmt.Sprintf("unknown record action %q", r.Action)
 	}

@@ -88,6 +88,7 @@ const (
 	ActEnabled   Action = "enabled"   // archiving switched on or off (On)
 	ActRun       Action = "run"       // agent run number Run started (record only)
 	ActTopic     Action = "topic"     // the topic reference for same-topic skips (record only)
+	ActOrphan    Action = "orphan"    // the agent used the files of archived body ID's Skill; it was told (record only)
 
 	// Model tiers (docs/models.md). The host carries out ActModel and
 	// ActModelRestore: set Model.Provider/Model.Model, then, when

@@ -196,6 +196,7 @@ const (
 	MethodSkillsUpdate      = "skills/update"
 	MethodSkillLoad         = "skill/load"
 	MethodToolCall          = "tool_call"
+	MethodToolResult        = "tool_result"
 	MethodUserPrompt        = "user_prompt"
 	MethodBeforeRequest     = "before_request"
 	MethodSessionRestore    = "session/restore"
@@ -219,6 +220,7 @@ func init() {
 		MethodSkillsUpdate:      route((*host.Session).SkillsUpdate),
 		MethodSkillLoad:         route((*host.Session).SkillLoad),
 		MethodToolCall:          route((*host.Session).ToolCall),
+		MethodToolResult:        route((*host.Session).ToolResult),
 		MethodCommand:           route((*host.Session).Command),
 		MethodUserPrompt:        done((*host.Session).UserPrompt),
 		MethodBeforeRequest:     route((*host.Session).BeforeRequest),

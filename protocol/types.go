@@ -54,6 +54,9 @@ type (
 	SkillLoadResult         = host.SkillLoadResult
 	ToolCallParams          = host.ToolCallParams
 	ToolCallResult          = host.ToolCallResult
+	ToolResultParams        = host.ToolResultParams
+	ToolResultResult        = host.ToolResultResult
+	ResultBody              = host.ResultBody
 	UserPromptParams        = host.UserPromptParams
 	LoadRef                 = host.LoadRef
 	BeforeRequestParams     = host.BeforeRequestParams

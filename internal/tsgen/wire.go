@@ -36,6 +36,7 @@ var requests = []method{
 	{protocol.MethodSkillsUpdate, protocol.SkillsUpdateParams{}, protocol.SkillsUpdateResult{}},
 	{protocol.MethodSkillLoad, protocol.SkillLoadParams{}, protocol.SkillLoadResult{}},
 	{protocol.MethodToolCall, protocol.ToolCallParams{}, protocol.ToolCallResult{}},
+	{protocol.MethodToolResult, protocol.ToolResultParams{}, protocol.ToolResultResult{}},
 	{protocol.MethodUserPrompt, protocol.UserPromptParams{}, struct{}{}},
 	{protocol.MethodBeforeRequest, protocol.BeforeRequestParams{}, protocol.BeforeRequestResult{}},
 	{protocol.MethodSessionRestore, protocol.SessionRestoreParams{}, protocol.SessionRestoreResult{}},

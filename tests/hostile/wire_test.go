@@ -45,6 +45,8 @@ type wire struct {
 	msgs   chan rpcMsg
 	closed chan struct{} // closed when the server's output ends
 	nextID int
+	// notes are the notifications waitID passed over, in order.
+	notes []rpcMsg
 }
 
 func newWire(t testing.TB, r io.Reader, w io.Writer) *wire {
@@ -173,6 +175,9 @@ func (c *wire) waitID(id int) rpcMsg {
 		case m := <-c.msgs:
 			if m.isResponse() && string(m.ID) == want {
 				return m
+			}
+			if !m.isResponse() {
+				c.notes = append(c.notes, m)
 			}
 		case <-c.closed:
 			if m, ok := c.pending(); ok {
