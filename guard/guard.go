@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
@@ -94,4 +95,54 @@ func resolveHostPath(p, cwd string) string {
 		p = filepath.Join(cwd, p)
 	}
 	return filepath.Clean(p)
+}
+
+// Folder is a skill's folder, for LeavesFolder: Dir as the host gave it
+// (the folder of its SKILL.md) and Real, with links resolved.
+type Folder struct {
+	Skill     string
+	Dir, Real string
+}
+
+// LeavesFolder decides a `read` of a skill's bundled file: a path that
+// lies in a skill's folder as Pi resolves it (readpath.go) but leaves the
+// folder once links are resolved (a link in a skill pack to a file of the
+// user's) is blocked, with a reason naming both. Pi's read tool follows
+// links, so only the call can be stopped; the skill's own files, links
+// that stay inside, and paths outside every skill folder are served.
+func LeavesFolder(tool string, input json.RawMessage, cwd string, folders []Folder) Verdict {
+	if tool != "read" || len(folders) == 0 {
+		return Verdict{}
+	}
+	in, ok := parseReadArgs(input)
+	if !ok {
+		return Verdict{}
+	}
+	for _, file := range readTargets(in.path, cwd) {
+		// The folders the path lies in (a skill may sit in another's
+		// folder): the file is served when its target is in any of them.
+		var in []Folder
+		for _, f := range folders {
+			if inside(file, f.Dir) || inside(file, f.Real) {
+				in = append(in, f)
+			}
+		}
+		if len(in) == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(file)
+		if err != nil || slices.ContainsFunc(in, func(f Folder) bool { return inside(real, f.Real) }) {
+			continue
+		}
+		f := slices.MaxFunc(in, func(a, b Folder) int { return len(a.Dir) - len(b.Dir) })
+		return Verdict{Block: true, Skill: f.Skill, Reason: fmt.Sprintf(
+			"Blocked: %s is in the folder of the skill %s but resolves outside it (%s); a skill's files are read only inside its folder.",
+			skills.ModelText(file), `"`+skills.ModelText(f.Skill)+`"`, skills.ModelText(real))}
+	}
+	return Verdict{}
+}
+
+// inside reports whether p lies under folder dir (not dir itself).
+func inside(p, dir string) bool {
+	return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -19,6 +19,9 @@ type Index struct {
 	byShown map[string]int
 	// Diagnostics are the problems found while indexing.
 	Diagnostics []string
+	// folderList caches folders(), resolved at its first call.
+	folderList  []guard.Folder
+	foldersDone bool
 }
 
 // NewIndex indexes the host's list: a skill without a name or a path,
@@ -106,4 +109,28 @@ func (c *Index) SkillFile(p string) (guard.Skill, bool) {
 	}
 	s := c.list[i]
 	return guard.Skill{Name: s.Name, Path: s.Path}, !s.DisableModelInvocation
+}
+
+// folders are the folders of the visible skills that are a SKILL.md,
+// for the guard's bundled-file check (guard.LeavesFolder). A folder that
+// cannot be resolved is left out.
+func (c *Index) folders() []guard.Folder {
+	if c.foldersDone {
+		return c.folderList
+	}
+	c.foldersDone = true
+	var out []guard.Folder
+	for _, s := range c.list {
+		if s.DisableModelInvocation || filepath.Base(s.Path) != "SKILL.md" {
+			continue
+		}
+		dir := filepath.Dir(filepath.Clean(s.Path))
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			continue
+		}
+		out = append(out, guard.Folder{Skill: s.Name, Dir: dir, Real: real})
+	}
+	c.folderList = out
+	return out
 }

@@ -250,6 +250,9 @@ func (s *Session) ToolCall(p ToolCallParams) (ToolCallResult, error) {
 		cwd = s.src.Cwd
 	}
 	v := guard.Check(p.ToolName, p.Input, cwd, s.world.Skills.SkillFile)
+	if !v.Block {
+		v = guard.LeavesFolder(p.ToolName, p.Input, cwd, s.world.Skills.folders())
+	}
 	return ToolCallResult{Block: v.Block, Reason: v.Reason, Skill: v.Skill}, nil
 }
 
