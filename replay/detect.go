@@ -229,6 +229,10 @@ func detectWith(p *Pack, br []*session.Entry, cwd string, folders map[string][]s
 				}
 			}
 			isLoad := w.load != nil && !m.IsError
+			if !isLoad && res == nil && !m.IsError && m.SkillBody != "" && w.c != nil && w.c.Name != "skill" && p.known(m.SkillBody) {
+				// A body the bridge found in a tool's output (tool_result).
+				w.load, isLoad = &load{Skill: m.SkillBody, Kind: lifecycle.ByRead}, true
+			}
 			id := resultID(m, isLoad || res != nil, taken)
 			taken[id] = true
 			info.ids[e] = id

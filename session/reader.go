@@ -414,6 +414,11 @@ func messageFrom(f *fields) (*Message, error) {
 		if id, ok := dv.get("loadId"); ok && id.kind == jStr {
 			m.LoadID = id.s
 		}
+		if b, ok := dv.get("skillBody"); ok && b.kind == jObj {
+			if sk, ok := b.get("skill"); ok && sk.kind == jStr {
+				m.SkillBody = sk.s
+			}
+		}
 	}
 	if n, ok := f.num("exitCode"); ok {
 		c := int(n)

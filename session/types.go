@@ -97,6 +97,9 @@ type Message struct {
 	// (details.loadId): the name of a skill load or of a skill file read,
 	// unique on the branch even when the provider reused tool call ids.
 	LoadID string
+	// SkillBody is the skill whose body the bridge found whole in the
+	// result (details.skillBody.skill, tool_result): a load of kind read.
+	SkillBody string
 
 	// assistant
 	API, Provider, Model string
