@@ -9,7 +9,8 @@ import (
 )
 
 // BenchmarkCheckBash is the guard on bash commands a coding agent
-// typically runs (most print no SKILL.md), over 28 skills.
+// typically runs: "typical" names no SKILL.md (7 commands), "skill-md"
+// prints one (3 commands, which the guard reads to count its lines).
 func BenchmarkCheckBash(b *testing.B) {
 	root := b.TempDir()
 	known := map[string]Skill{}
@@ -37,14 +38,23 @@ func BenchmarkCheckBash(b *testing.B) {
 		"python3 -c 'import sys; print(sys.version)'",
 		"for f in *.go; do echo \"$f\"; wc -l \"$f\"; done",
 	}
-	inputs := make([]json.RawMessage, len(cmds))
-	for i, c := range cmds {
-		inputs[i], _ = json.Marshal(map[string]string{"command": c})
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		for _, in := range inputs {
-			Check("bash", in, root, lookup)
+	for _, set := range []struct {
+		name string
+		cmds []string
+	}{
+		{"typical", append(append([]string{}, cmds[:5]...), cmds[8:]...)},
+		{"skill-md", cmds[5:8]},
+	} {
+		inputs := make([]json.RawMessage, len(set.cmds))
+		for i, c := range set.cmds {
+			inputs[i], _ = json.Marshal(map[string]string{"command": c})
 		}
+		b.Run(set.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, in := range inputs {
+					Check("bash", in, root, lookup)
+				}
+			}
+		})
 	}
 }
