@@ -318,10 +318,16 @@ func delimitedRest(s string, i *int, d byte) (string, bool) {
 // posixRegexp compiles a POSIX basic (or, extended, an extended) regular
 // expression as Go's regexp reads it.
 func posixRegexp(re string, extended, fold bool) (*regexp.Regexp, error) {
-	var b strings.Builder
+	t := posixSyntax(re, extended)
 	if fold {
-		b.WriteString("(?i)")
+		t = "(?i)" + t
 	}
+	return regexp.Compile(t)
+}
+
+// posixSyntax is a POSIX regular expression in Go's syntax.
+func posixSyntax(re string, extended bool) string {
+	var b strings.Builder
 	for i := 0; i < len(re); i++ {
 		c := re[i]
 		switch {
@@ -367,7 +373,7 @@ func posixRegexp(re string, extended, fold bool) (*regexp.Regexp, error) {
 			b.WriteByte(c)
 		}
 	}
-	return regexp.Compile(b.String())
+	return b.String()
 }
 
 // awkIdentity matches the awk programs that print every line, or every
@@ -504,11 +510,7 @@ func (sh *shell) grep(name string, args []*syntax.Word, stdin []line) []line {
 			if fixed {
 				alt = regexp.QuoteMeta(alt)
 			} else if !extended {
-				r, err := posixRegexp(alt, false, false)
-				if err != nil {
-					return unknown
-				}
-				alt = r.String()
+				alt = posixSyntax(alt, false)
 			}
 			if word {
 				alt = `\b(?:` + alt + `)\b`
