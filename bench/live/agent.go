@@ -18,7 +18,7 @@ import (
 type Event struct {
 	Turn    int    `json:"turn"`    // 1-based
 	Request int    `json:"request"` // provider request index
-	Kind    string `json:"kind"`    // load, reload, comeback-kept, comeback-reload, stranded, problem
+	Kind    string `json:"kind"`    // load, reload, comeback-kept, comeback-reload, stranded, orphan-noted, orphan-stranded, problem
 	Skill   string `json:"skill,omitempty"`
 	Via     string `json:"via,omitempty"` // read or skill (loads)
 	Detail  string `json:"detail,omitempty"`
@@ -39,6 +39,11 @@ type agent struct {
 	offset  time.Duration // virtual clock offset of the current Pi run
 	loaded  map[string]int
 	pending *Step // the load made by the previous request, checked at the next one
+	// orphan is the skill whose file the previous request read while its
+	// body was not in the context (an orphan use): at the next request
+	// the agent loads it when the result says how (the bridge's note),
+	// else it works on without the instructions (a stranded use).
+	orphan string
 
 	reqTurn   map[int]int
 	reqOffset map[int]time.Duration
@@ -180,6 +185,19 @@ func (a *agent) script(r *e2e.Request) e2e.Reply {
 				Detail: "the load did not bring the body into the context; last tool result: " + clip(lastToolText(r), 300)})
 		}
 	}
+	if sk := a.orphan; sk != "" {
+		a.orphan = ""
+		if note := lastToolText(r); strings.Contains(note, orphanNote(sk)) && hasTool(r, "skill") {
+			// The note is the last block of the result: its length.
+			n := len(note) - strings.LastIndex(note, orphanNote(sk))
+			a.event(Event{Turn: turn, Request: r.Index, Kind: "orphan-noted", Skill: sk, Detail: fmt.Sprint(n)})
+			a.event(Event{Turn: turn, Request: r.Index, Kind: "reload", Skill: sk, Via: "skill"})
+			a.loaded[sk]++
+			a.pending = &Step{Kind: NeedSkill, Skill: sk}
+			return e2e.Do(e2e.Call{Name: "skill", Args: map[string]any{"name": sk}})
+		}
+		a.event(Event{Turn: turn, Request: r.Index, Kind: "orphan-stranded", Skill: sk, Detail: "read a file of the skill with its body archived, and was not told"})
+	}
 	if a.turn < 0 || a.turn >= len(a.turns) {
 		a.event(Event{Turn: turn, Request: r.Index, Kind: "problem", Detail: "request outside a turn"})
 		return e2e.Say("Done.")
@@ -229,6 +247,9 @@ func (a *agent) script(r *e2e.Request) e2e.Reply {
 	case ReadFile:
 		return call("read", map[string]any{"path": st.Path})
 	case ReadRef:
+		if a.loaded[st.Skill] > 0 && !a.visible(r, st.Skill) {
+			a.orphan = st.Skill
+		}
 		return call("read", map[string]any{"path": filepath.ToSlash(filepath.Join(e2e.SkillDir, st.Skill, st.Path))})
 	case RunBash:
 		return call("bash", map[string]any{"command": st.Command})
@@ -236,6 +257,12 @@ func (a *agent) script(r *e2e.Request) e2e.Reply {
 		return call("write", map[string]any{"path": st.Path, "content": st.Content})
 	}
 	return e2e.Say(st.Text)
+}
+
+// orphanNote is how the bridge's note on an orphan use starts
+// (host/toolresult.go).
+func orphanNote(skill string) string {
+	return `[skill-lifecycle] The instructions of the skill "` + skill + `" were archived`
 }
 
 func lastToolText(r *e2e.Request) string {

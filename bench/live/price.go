@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,9 @@ type Figures struct {
 	Comebacks        int      `json:"comebacks"`
 	ComebackReloads  int      `json:"comebackReloads"` // comebacks that found the body archived
 	Stranded         int      `json:"stranded"`        // comebacks that could not get the body back
+	OrphanUses       int      `json:"orphanUses"`      // reads of a skill's file with its body archived
+	OrphanStranded   int      `json:"orphanStranded"`  // of those, the ones the agent was not told of
+	NoteChars        int      `json:"noteChars"`       // characters of the orphan notes
 	Problems         []string `json:"problems,omitempty"`
 	// UsageMismatches counts requests whose pricing (no lifetime, or the
 	// mode's CacheTTL when the provider expired its cache) differs from
@@ -179,6 +183,13 @@ func Measure(run *Run) Figures {
 		case "stranded":
 			f.Stranded++
 			f.Problems = append(f.Problems, fmt.Sprintf("turn %d request %d: %s stranded: %s", e.Turn, e.Request, e.Skill, e.Detail))
+		case "orphan-noted":
+			f.OrphanUses++
+			n, _ := strconv.Atoi(e.Detail)
+			f.NoteChars += n
+		case "orphan-stranded":
+			f.OrphanUses++
+			f.OrphanStranded++
 		case "problem":
 			f.Problems = append(f.Problems, fmt.Sprintf("turn %d request %d: %s %s", e.Turn, e.Request, e.Skill, e.Detail))
 		}

@@ -158,6 +158,9 @@ func addFigures(t *Figures, f Figures) {
 	t.Comebacks += f.Comebacks
 	t.ComebackReloads += f.ComebackReloads
 	t.Stranded += f.Stranded
+	t.OrphanUses += f.OrphanUses
+	t.OrphanStranded += f.OrphanStranded
+	t.NoteChars += f.NoteChars
 	t.UsageMismatches += f.UsageMismatches
 	t.Problems = append(t.Problems, f.Problems...)
 }
@@ -385,8 +388,8 @@ func (rep *Report) Table() string {
 		if world[r.Mode] {
 			c0, g0 = "-", "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
-			c0, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, rp, g0, g5, bg, rg)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d (%d)\t%d\t%d (%d)\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Mode, r.Requests,
+			c0, r.CostPct5m, r.PeakPct, r.PrefixBreaks, r.BrokenChars, r.Loads, r.Reloads, r.Comebacks, r.ComebackReloads, r.Stranded, r.OrphanUses, r.OrphanStranded, rp, g0, g5, bg, rg)
 	}
 	for _, r := range rep.Rows {
 		row(r)
@@ -412,8 +415,8 @@ func (rep *Report) Table() string {
 					c5, from = w.CostPct5m, DefaultsWorld5m
 				}
 			}
-			fmt.Fprintf(&b, "Targets for defaults: cost %.1f%% (≤ %.0f%%), 5m %.1f%% (≤ %.0f%%, from %s), peak %.1f%% (≤ %.0f%%), stranded %d (0).\n",
-				r.CostPct, TargetCost, c5, TargetCost5m, from, r.PeakPct, TargetPeak, r.Stranded)
+			fmt.Fprintf(&b, "Targets for defaults: cost %.1f%% (≤ %.0f%%), 5m %.1f%% (≤ %.0f%%, from %s), peak %.1f%% (≤ %.0f%%), stranded %d (0), orphan uses %d, stranded %d (0), notes %d characters.\n",
+				r.CostPct, TargetCost, c5, TargetCost5m, from, r.PeakPct, TargetPeak, r.Stranded, r.OrphanUses, r.OrphanStranded, r.NoteChars)
 		}
 	}
 	var problems []string
