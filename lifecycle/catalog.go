@@ -54,15 +54,25 @@ func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 	}
 	if cat.Ranker == nil {
 		docs := make([]relevance.Doc, len(ss))
-		for i, s := range ss {
-			d := relevance.Doc{Name: s.Name, Description: s.Description}
-			for _, h := range s.Headings {
-				d.Headings = append(d.Headings, h.Text)
-				d.Levels = append(d.Levels, h.Level)
-			}
-			docs[i] = d
+		for i := range ss {
+			docs[i] = DocOf(&ss[i])
 		}
 		cat.Ranker = relevance.NewIndex(docs, relevance.DefaultParams())
 	}
 	return cat
+}
+
+// DocOf is what the relevance index reads of a skill: its name,
+// description, headings with their levels, body, and declared language
+// (metadata.language).
+func DocOf(s *skills.Skill) relevance.Doc {
+	d := relevance.Doc{Name: s.Name, Description: s.Description, Body: s.Body, Language: s.Metadata["language"]}
+	if len(s.Headings) > 0 {
+		d.Headings = make([]string, len(s.Headings))
+		d.Levels = make([]int, len(s.Headings))
+		for i, h := range s.Headings {
+			d.Headings[i], d.Levels[i] = h.Text, h.Level
+		}
+	}
+	return d
 }

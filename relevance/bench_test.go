@@ -37,7 +37,7 @@ func generated(n int) benchPack {
 	skills := gen.Pack(gen.Options{N: n, Seed: 1})
 	p := benchPack{docs: make([]Doc, n), bodies: make([]Body, n)}
 	for i, s := range skills {
-		p.docs[i] = Doc{Name: s.Name, Description: s.Description, Headings: s.Headings, Levels: s.Levels}
+		p.docs[i] = Doc{Name: s.Name, Description: s.Description, Headings: s.Headings, Levels: s.Levels, Body: s.Body}
 		p.bodies[i] = Body{Name: s.Name, Text: s.Body}
 	}
 	packs[n] = p

@@ -13,14 +13,15 @@ const DefaultMinSignal = 2.0
 
 // Params are the scoring parameters of an index.
 //
-// Each skill is one BM25 document made of three fields. A term's frequency
-// in a skill is the weighted sum of its counts in the fields (the name
-// counts NameWeight times, the description DescriptionWeight times, each
-// indexed heading HeadingWeight times), and the skill's length is the
-// weighted sum of the fields' lengths in terms; BM25's saturation (K1) and
-// length normalisation (B) then apply to those weighted figures, as in a
-// BM25F with one shared normalisation. PairWeight scales the contribution of
-// adjacent-stem pairs relative to single stems.
+// Each skill is one BM25F document. A term's frequency in a skill is the
+// weighted sum of its counts in the three short fields (the name counts
+// NameWeight times, the description DescriptionWeight times, each indexed
+// heading HeadingWeight times), normalised by their weighted length (B),
+// plus its weighted count in the body (BodyWeight), normalised by the
+// body's length (BodyB); BM25's saturation (K1) applies to the sum.
+// PairWeight scales the contribution of adjacent-stem pairs (of the short
+// fields) relative to single stems. A term's weight is its idf times the
+// factors of Generic and GenericWordWeight.
 type Params struct {
 	K1, B             float64
 	NameWeight        float64
@@ -38,12 +39,30 @@ type Params struct {
 	// negative sentences ("SKIP …", "Do not …", "Not for …", see
 	// NegativeSentence) are left out, as negative headings are.
 	IndexNegativeSentences bool
+	// Generic damps the terms the catalogue uses everywhere. A term's
+	// specificity s is 1 − H/ln N, H the entropy of its relative
+	// frequency (occurrences over text length) across the N skills' whole
+	// texts, bodies included: 1 for a word one skill uses, 0 for one all
+	// use at the same rate. Its weight is multiplied by s^Generic; 0
+	// turns the damping off.
+	Generic float64
+	// BodyWeight is the weight of the body as a fourth field (0: not
+	// indexed), with its own length normalisation BodyB. Negative
+	// sections of the body and other skills' names are left out.
+	BodyWeight float64
+	BodyB      float64
+	// GenericWordWeight multiplies the weight of the words of a language
+	// that name no topic on their own ("want", "look", "like",
+	// "something"; see genericEnglish), 1 leaving them as they are.
+	GenericWordWeight float64
 }
 
 // DefaultParams returns the documented defaults: k1 = 1.2, b = 0.75,
-// name ×3, description ×2, headings ×1, pairs ×1.
+// name ×3, description ×2, headings ×1, pairs ×1, body ×0.3 (body b 0.75),
+// generic damping 2, generic words ×0.25.
 func DefaultParams() Params {
-	return Params{K1: 1.2, B: 0.75, NameWeight: 3, DescriptionWeight: 2, HeadingWeight: 1, PairWeight: 1, Damping: 1}
+	return Params{K1: 1.2, B: 0.75, NameWeight: 3, DescriptionWeight: 2, HeadingWeight: 1, PairWeight: 1, Damping: 1,
+		Generic: 2, BodyWeight: 0.3, BodyB: 0.75, GenericWordWeight: 0.25}
 }
 
 // Validate reports the first parameter out of range: weights and K1 must be
@@ -60,13 +79,18 @@ func (p Params) Validate() error {
 		v    float64
 	}{{"k1", p.K1}, {"b", p.B}, {"name weight", p.NameWeight},
 		{"description weight", p.DescriptionWeight}, {"heading weight", p.HeadingWeight},
-		{"pair weight", p.PairWeight}, {"damping", p.Damping}} {
+		{"pair weight", p.PairWeight}, {"damping", p.Damping},
+		{"generic", p.Generic}, {"body weight", p.BodyWeight}, {"body b", p.BodyB},
+		{"generic word weight", p.GenericWordWeight}} {
 		if err := check(f.name, f.v); err != nil {
 			return err
 		}
 	}
 	if p.B > 1 {
 		return fmt.Errorf("relevance: b must lie in [0, 1], got %v", p.B)
+	}
+	if p.BodyB > 1 {
+		return fmt.Errorf("relevance: body b must lie in [0, 1], got %v", p.BodyB)
 	}
 	return nil
 }
@@ -90,193 +114,23 @@ type posting struct {
 type Index struct {
 	params   Params
 	names    []string
-	nameRank []int32          // by doc: position of its name in name order
-	terms    []string         // by term id: a stem or "stem_stem"
-	ids      map[string]int32 // single stem -> id
-	pairs    map[uint64]int32 // id<<32 | id -> pair id
-	surface  map[string]int32 // word as written -> stem id, -1 for a dropped word
-	postings [][]posting      // by term id
-	idf      []float64        // by term id
-	norm     []float64        // by doc: k1 * (1 - b + b*len/avglen)
-	stems    map[string]string
+	nameRank []int32                    // by doc: position of its name in name order
+	terms    []string                   // by term id: a stem or "stem_stem"
+	ids      map[string]int32           // single stem -> id
+	pairs    map[uint64]int32           // id<<32 | id -> pair id
+	surface  [numLangs]map[string]int32 // by language: word as written -> stem id, -1 for a dropped word
+	postings [][]posting                // by term id
+	idf      []float64                  // by term id
+	norm     []float64                  // by doc: 1 - b + b*len/avglen of its fields
+	spec     []float64                  // by term id: specificity (see Params.Generic)
+	factor   []float64                  // by term id: weight factor from specificity and generic words
+	evidence []float32                  // by term id: its weight without the spread over its weight
+	stems    [numLangs]map[string]stemmed
+	docLang  []lang // by doc: its language
+	langs    []lang // the languages of the docs, most docs first
 }
 
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
-
-// NewIndex indexes docs with p. Parameters that fail Validate are replaced
-// by their defaults. Docs keep their order; their names need not be unique.
-func NewIndex(docs []Doc, p Params) *Index {
-	p = sanitize(p)
-	ix := &Index{
-		params:  p,
-		names:   make([]string, len(docs)),
-		ids:     make(map[string]int32, 1024),
-		pairs:   make(map[uint64]int32, 4096),
-		surface: make(map[string]int32, 2048),
-		norm:    make([]float64, len(docs)),
-		stems:   make(map[string]string, 1024),
-	}
-	st := stemmer{cache: ix.stems}
-	// acc holds the weighted frequency of each term in the current doc,
-	// touched the term ids set in it, so no per-doc map is needed.
-	var acc []float32
-	touched := make([]int32, 0, 64)
-	lengths := make([]float64, len(docs))
-	var docLen float64
-	// Postings are gathered in one flat list in doc order, then grouped by
-	// term with a counting sort into one backing array.
-	type flatPosting struct {
-		term int32
-		posting
-	}
-	// Chunks, so that growing never copies.
-	const chunkLen = 1 << 15
-	var chunks [][]flatPosting
-	var flat []flatPosting
-	nflat := 0
-	newTerm := func(t string) int32 {
-		id := int32(len(ix.terms))
-		ix.terms = append(ix.terms, t)
-		acc = append(acc, 0)
-		return id
-	}
-	add := func(id int32, w float64) {
-		if acc[id] == 0 {
-			touched = append(touched, id)
-		}
-		acc[id] += float32(w)
-		docLen += w
-	}
-	var lowBuf []byte
-	analyze := func(text string, w float64) {
-		prev := int32(-1)
-		scanWords(text, func(s string, upper, brk bool) {
-			if brk {
-				prev = -1
-			}
-			id, ok := ix.surface[s]
-			if !ok {
-				low := s
-				if upper {
-					lowBuf, low = lowerWord(lowBuf, s)
-				}
-				id = -1
-				if keep(low) {
-					stem := st.stem(low)
-					if id, ok = ix.ids[stem]; !ok {
-						id = newTerm(stem)
-						ix.ids[stem] = id
-					}
-				}
-				ix.surface[strings.Clone(s)] = id
-			}
-			if id < 0 {
-				return // a stop word: pairs span it
-			}
-			add(id, w)
-			if prev >= 0 && p.PairWeight > 0 {
-				k := pairKey(prev, id)
-				pid, ok := ix.pairs[k]
-				if !ok {
-					pid = newTerm(ix.terms[prev] + PairSep + ix.terms[id])
-					ix.pairs[k] = pid
-				}
-				add(pid, w*p.PairWeight)
-			}
-			prev = id
-		})
-	}
-	var total float64
-	for d, doc := range docs {
-		ix.names[d] = doc.Name
-		docLen = 0
-		touched = touched[:0]
-		if p.NameWeight > 0 {
-			analyze(doc.Name, p.NameWeight)
-		}
-		if p.DescriptionWeight > 0 {
-			if p.IndexNegativeSentences {
-				analyze(doc.Description, p.DescriptionWeight)
-			} else {
-				// Sentence by sentence: each ends with a phrase break, so
-				// no pair spans two sentences either way.
-				forSentences(doc.Description, func(s string, negative bool) {
-					if !negative {
-						analyze(s, p.DescriptionWeight)
-					}
-				})
-			}
-		}
-		if p.HeadingWeight > 0 {
-			forIndexedHeadings(doc.Headings, doc.Levels, func(h string) { analyze(h, p.HeadingWeight) })
-		}
-		for _, id := range touched {
-			if len(flat) == cap(flat) {
-				size := chunkLen
-				if len(chunks) == 0 {
-					size = min(chunkLen, max(256, 64*len(docs)))
-				}
-				flat = make([]flatPosting, 0, size)
-				chunks = append(chunks, nil)
-			}
-			flat = append(flat, flatPosting{term: id, posting: posting{doc: int32(d), w: acc[id]}})
-			chunks[len(chunks)-1] = flat
-			nflat++
-			acc[id] = 0
-		}
-		lengths[d] = docLen
-		total += docLen
-	}
-	avg := 1.0
-	if len(docs) > 0 && total > 0 {
-		avg = total / float64(len(docs))
-	}
-	for d, l := range lengths {
-		ix.norm[d] = p.K1 * (1 - p.B + p.B*l/avg)
-	}
-	order := make([]int32, len(docs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(ix.names[a], ix.names[b]) })
-	ix.nameRank = make([]int32, len(docs))
-	for r, d := range order {
-		ix.nameRank[d] = int32(r)
-	}
-	start := make([]int32, len(ix.terms)+1)
-	for _, c := range chunks {
-		for _, f := range c {
-			start[f.term+1]++
-		}
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	all := make([]posting, nflat)
-	next := slices.Clone(start[:len(ix.terms)])
-	for _, c := range chunks {
-		for _, f := range c {
-			all[next[f.term]] = f.posting
-			next[f.term]++
-		}
-	}
-	chunks, flat = nil, nil
-	n := float64(len(docs))
-	ix.postings = make([][]posting, len(ix.terms))
-	ix.idf = make([]float64, len(ix.terms))
-	for id := range ix.terms {
-		ps := all[start[id]:start[id+1]:start[id+1]]
-		ix.postings[id] = ps
-		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		ix.idf[id] = idf
-		for i := range ps {
-			tf := float64(ps[i].w)
-			ps[i].w = float32(idf * tf * (p.K1 + 1) / (tf + ix.norm[ps[i].doc]))
-		}
-	}
-	return ix
-}
 
 func sanitize(p Params) Params {
 	d := DefaultParams()
@@ -301,6 +155,18 @@ func sanitize(p Params) Params {
 	}
 	if !ok(p.Damping) {
 		p.Damping = d.Damping
+	}
+	if !ok(p.Generic) {
+		p.Generic = d.Generic
+	}
+	if !ok(p.BodyWeight) {
+		p.BodyWeight = d.BodyWeight
+	}
+	if !ok(p.BodyB) || p.BodyB > 1 {
+		p.BodyB = d.BodyB
+	}
+	if !ok(p.GenericWordWeight) {
+		p.GenericWordWeight = d.GenericWordWeight
 	}
 	return p
 }
@@ -358,56 +224,93 @@ type queryTerm struct {
 // sorted by text, and the number of distinct content stems in text, at
 // most maxQueryStems (where the damping q/(q+Damping) differs from 1 by
 // less than 1e-4).
+//
+// The prompt's language (detectLanguage, ties to the language most skills
+// are written in) decides its stop words and its content stems. Each word
+// is then looked up as every language of the catalogue would stem it, so a
+// French prompt meets French skills by French stems and still meets an
+// English skill's names, code words and identifiers; a word that is a stop
+// word of a skill language is not looked up in it.
 func (ix *Index) queryTerms(text string) ([]queryTerm, int) {
+	prompt := langEn
+	if len(ix.langs) > 0 {
+		prompt = ix.langs[0]
+	}
+	prompt = detectLanguage(text, prompt)
 	// Words the index does not know are stemmed once per query: a long
-	// prompt repeats its words (issue 27: a 60 MB prompt). The cache is
+	// prompt repeats its words (issue 27: a 60 MB prompt). The caches are
 	// bounded, so a prompt of distinct words costs no more memory.
-	st := stemmer{cache: map[string]string{}, max: maxQueryCache}
+	var sts [numLangs]*stemmer
+	stemmerOf := func(l lang) *stemmer {
+		if sts[l] == nil {
+			sts[l] = &stemmer{lang: l, cache: map[string]stemmed{}, max: maxQueryCache}
+		}
+		return sts[l]
+	}
 	var qs []queryTerm
 	found := make(map[int32]bool)
 	stems := make(map[string]bool)
 	var lowBuf []byte
-	prev, hasPrev := int32(-1), false
-	scanWords(text, func(s string, upper, brk bool) {
-		if brk {
-			hasPrev = false
-		}
-		var stem string
-		id, ok := ix.surface[s]
-		if ok {
-			if id < 0 {
-				return // a stop word
-			}
-			stem = ix.terms[id]
-		} else {
-			low := s
-			if upper {
-				lowBuf, low = lowerWord(lowBuf, s)
-			}
-			if !keep(low) {
-				return
-			}
-			if stem, ok = ix.stems[low]; !ok {
-				stem = st.stem(low)
-			}
-			if id, ok = ix.ids[stem]; !ok {
-				id = -1
-			}
-		}
-		if len(stems) < maxQueryStems && !stems[stem] {
-			stems[strings.Clone(stem)] = true
-		}
+	type chain struct {
+		prev    int32
+		hasPrev bool
+	}
+	var chains [numLangs]chain
+	add := func(id int32) {
 		if id >= 0 && !found[id] {
 			found[id] = true
 			qs = append(qs, queryTerm{text: ix.terms[id], id: id})
 		}
-		if hasPrev && prev >= 0 && id >= 0 {
-			if pid, ok := ix.pairs[pairKey(prev, id)]; ok && !found[pid] {
-				found[pid] = true
-				qs = append(qs, queryTerm{text: ix.terms[pid], id: pid})
+	}
+	scanWords(text, func(s string, upper, brk bool) {
+		if brk {
+			for _, l := range ix.langs {
+				chains[l].hasPrev = false
 			}
 		}
-		prev, hasPrev = id, true
+		low, lowered := s, false
+		lower := func() string {
+			if !lowered && upper {
+				lowBuf, low = lowerWord(lowBuf, s)
+			}
+			lowered = true
+			return low
+		}
+		if !prompt.keep(lower()) {
+			return // a stop word of the prompt: pairs span it
+		}
+		if len(stems) < maxQueryStems {
+			st := stemmerOf(prompt).stem(low).term
+			if !stems[st] {
+				stems[strings.Clone(st)] = true
+			}
+		}
+		for _, l := range ix.langs {
+			id, ok := ix.surface[l][s]
+			if ok && id < 0 {
+				continue // a stop word of l
+			}
+			if !ok {
+				if !l.keep(low) {
+					continue
+				}
+				st, cached := ix.stems[l][low]
+				if !cached {
+					st = stemmerOf(l).stem(low)
+				}
+				if id, ok = ix.ids[st.term]; !ok {
+					id = -1
+				}
+			}
+			add(id)
+			c := &chains[l]
+			if c.hasPrev && c.prev >= 0 && id >= 0 {
+				if pid, ok := ix.pairs[pairKey(c.prev, id)]; ok {
+					add(pid)
+				}
+			}
+			c.prev, c.hasPrev = id, true
+		}
 	})
 	slices.SortFunc(qs, func(a, b queryTerm) int { return strings.Compare(a.text, b.text) })
 	return qs, len(stems)
@@ -417,11 +320,15 @@ func (ix *Index) queryTerms(text string) ([]queryTerm, int) {
 // best first, ties broken by name. Each result lists its matched terms,
 // sorted. Signal is true when some skill scored at least minSignal.
 //
-// A skill's score is the sum, over the distinct query terms it holds, of
-// idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), with tf and len
-// the field-weighted frequency and length described at Params (a pair
-// term's tf is scaled by PairWeight), the whole multiplied by the prompt's
-// damping factor q/(q + Damping).
+// A skill's raw score is the sum, over the distinct query terms it holds,
+// of idf(t) · f(t) · tf·(k1+1) / (tf + k1), with tf the normalised
+// field-weighted frequency described at Params and f(t) the term's generic
+// factor (spread and generic word). The scores are then scaled, all by
+// one factor, so that the best skill scores its raw score with f(t) left
+// without the spread (the generic-word weight kept), times the prompt's
+// damping q/(q + Damping): the order and the ratios come from the full
+// weights, the level that minSignal is compared with from the plainer
+// one.
 func (ix *Index) Rank(text string, minSignal float64) Ranking {
 	qs, q := ix.queryTerms(text)
 	if len(qs) == 0 {
@@ -437,6 +344,7 @@ func (ix *Index) Rank(text string, minSignal float64) Ranking {
 	type hit struct {
 		term int32 // index into qs
 		next int32
+		w    float32
 	}
 	total := 0
 	for _, q := range qs {
@@ -450,7 +358,7 @@ func (ix *Index) Rank(text string, minSignal float64) Ranking {
 				docs = append(docs, p.doc)
 			}
 			scores[p.doc] += float64(p.w)
-			hits = append(hits, hit{term: int32(qi), next: head[p.doc]})
+			hits = append(hits, hit{term: int32(qi), next: head[p.doc], w: p.w})
 			head[p.doc] = int32(len(hits))
 		}
 	}
@@ -474,6 +382,23 @@ func (ix *Index) Rank(text string, minSignal float64) Ranking {
 		}
 		return int(a.nameRank - b.nameRank)
 	})
+	// The scores are scaled so that the best skill scores its evidence:
+	// its score with every term weighed without the catalogue's spread
+	// (the generic-word weight stays). The spread decides the order and
+	// the ratios between skills; the evidence, on the scale minSignal is
+	// set for, says whether the prompt names a topic at all. Otherwise a
+	// catalogue whose skills share most of their words (one pipeline's
+	// stages) would score every prompt low.
+	if len(order) > 0 && order[0].score > 0 {
+		var ev float64
+		for h := head[order[0].doc]; h != 0; h = hits[h-1].next {
+			ev += float64(hits[h-1].w) * float64(ix.evidence[qs[hits[h-1].term].id])
+		}
+		scale := ev * damp / order[0].score
+		for i := range order {
+			order[i].score *= scale
+		}
+	}
 	sorted := make([]Result, len(order))
 	// One backing array for every result's terms.
 	termBuf := make([]string, 0, len(hits))

@@ -59,7 +59,7 @@ func readSkillFile(tb testing.TB, path string) packSkill {
 		tb.Fatalf("%s: %v", path, err)
 	}
 	body := text[4+end+5:]
-	s := packSkill{Doc: Doc{Name: fm.Name, Description: fm.Description}, Body: body}
+	s := packSkill{Doc: Doc{Name: fm.Name, Description: fm.Description, Body: body}, Body: body}
 	if s.Name == "" {
 		s.Name = filepath.Base(filepath.Dir(path))
 	}

@@ -1,13 +1,16 @@
 // Package relevance ranks installed skills for a piece of text.
 //
-//	ix := relevance.NewIndex(docs, relevance.DefaultParams()) // name, description, headings
+//	ix := relevance.NewIndex(docs, relevance.DefaultParams()) // name, description, headings, body
 //	r := ix.Rank(prompt, relevance.DefaultMinSignal)            // best first, with a signal flag
 //
-// Text becomes terms (lower-cased Unicode words without English stop
-// words, reduced to Snowball stems, plus pairs of adjacent stems; Words
-// shows the words); each skill's fields are indexed with weights, leaving
-// out the sections and sentences that say when a skill does not apply, and
-// a prompt is scored with Okapi BM25. CrossRefs reads skill bodies for
+// Text becomes terms (lower-cased Unicode words without the stop words of
+// their language, reduced to Snowball stems with accents folded, plus pairs
+// of adjacent stems; Words shows the words); each skill's fields and body
+// are indexed with weights, leaving out the sections and sentences that
+// say when a skill does not apply, the words that name no topic or that
+// the catalogue uses everywhere weigh less, and a prompt is scored with
+// Okapi BM25F. Each skill's language is declared or detected; a prompt
+// meets each skill by that skill's stems. CrossRefs reads skill bodies for
 // cross-references (which skills a body names, and which it tells the
 // model to load) and ChooseEntry infers a pack's entry skill from them. It
 // is pure: it works on the strings it is handed and does no I/O.
@@ -24,6 +27,17 @@ type Doc struct {
 	// headings that follow it and only the negative heading itself is left
 	// out of the index.
 	Levels []int
+	// Body is the markdown body. The index reads it for how generic each
+	// word is in the catalogue (Params.Generic) and, with
+	// Params.BodyWeight, indexes it as a field; other skills' names in it
+	// are skipped.
+	Body string
+	// Language is the language the skill is written in, as declared
+	// (metadata.language: an ISO 639-1 code such as "fr", or a name).
+	// Empty, it is detected from the skill's text. Its Snowball stemmer
+	// and stop words apply to the skill's words; a language Snowball does
+	// not stem leaves them unstemmed.
+	Language string
 }
 
 // Result is one skill's score for a query.

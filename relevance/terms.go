@@ -4,32 +4,10 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/kljensen/snowball/english"
 )
 
 // PairSep joins the two stems of a pair term, as in "cross_validat".
 const PairSep = "_"
-
-// extraStopWords are removed besides Snowball's English list. They are the
-// words of conversational follow-ups ("yes, that one", "ok, go ahead",
-// "let's do it") and auxiliary verbs that the Snowball list lacks; none of
-// them names a topic. Contraction tails ("ll", "ve", "re") appear because
-// words split at apostrophes.
-var extraStopWords = map[string]bool{
-	"yes": true, "yeah": true, "yep": true, "ok": true, "okay": true,
-	"please": true, "thanks": true, "thank": true, "sure": true,
-	"one": true, "ones": true, "let": true, "lets": true, "us": true,
-	"can": true, "could": true, "would": true, "shall": true, "may": true,
-	"might": true, "must": true, "also": true, "go": true, "ahead": true,
-	"ll": true, "ve": true, "re": true, "d": true, "m": true,
-	"hi": true, "hello": true, "hey": true,
-}
-
-// isStopWord reports whether a lower-cased word carries no topic.
-func isStopWord(w string) bool {
-	return english.IsStopWord(w) || extraStopWords[w]
-}
 
 // isPhraseBreak reports whether r ends a phrase: adjacent-stem pairs do not
 // span it. Hyphens, apostrophes, slashes, underscores and spaces join words
@@ -71,11 +49,13 @@ func words(text string, fn func(w string, brk bool)) {
 // Words calls fn with each word of text as the index reads it, lower-cased
 // (runs of letters and digits, combining marks inside a word; hyphens and
 // apostrophes split words, so "scikit-learn" is two; each CJK character is
-// a word), and whether the index keeps it as a term: not a stop word, not a
-// lone ASCII letter or digit. A word already in lower case in text shares
-// text's memory.
+// a word), and whether the index keeps it as a term: not a stop word of
+// text's language (detected as for a prompt, English when text shows
+// none), not a lone ASCII letter or digit. A word already in lower case in
+// text shares text's memory.
 func Words(text string, fn func(w string, term bool)) {
-	words(text, func(w string, _ bool) { fn(w, keep(w)) })
+	l := detectLanguage(text, langEn)
+	words(text, func(w string, _ bool) { fn(w, l.keep(w)) })
 }
 
 // lowerWord returns w lower-cased, in buf's storage when it can.
@@ -158,14 +138,17 @@ func scanWords(text string, fn func(w string, upper, brk bool)) {
 	flush(len(text))
 }
 
-// stemmer turns a lower-cased word into its Snowball English stem. Words
-// outside the Latin script are kept as they are (the English stemmer would
-// only garble them). It memoises stems in a map when one is given, up to
-// max entries (0: no bound).
+// stemmer turns lower-cased words of one language into terms
+// (lang.stemOf), memoising them in a map when one is given, up to max
+// entries (0: no bound).
 type stemmer struct {
-	cache map[string]string
+	lang  lang
+	cache map[string]stemmed
 	max   int
 }
+
+// stemmed is what stemOf returns for a word.
+type stemmed struct{ term, alt string }
 
 // Bounds of one query's work space: the stems it memoises, and the
 // distinct stems it counts.
@@ -174,51 +157,22 @@ const (
 	maxQueryStems = 1 << 14
 )
 
-func latin(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if w[i] >= utf8.RuneSelf {
-			for _, r := range w {
-				if r >= 0x250 {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	return true
-}
-
-func (s *stemmer) stem(w string) string {
+func (s *stemmer) stem(w string) stemmed {
 	if s.cache != nil {
 		if st, ok := s.cache[w]; ok {
 			return st
 		}
 	}
-	st := w
-	if latin(w) {
-		st = english.Stem(w, true)
-		if st == "" {
-			st = w
-		}
-	}
+	t, a := s.lang.stemOf(w)
+	st := stemmed{t, a}
 	if s.cache != nil && (s.max == 0 || len(s.cache) < s.max) {
 		w = strings.Clone(w)
-		if st == w {
-			st = w
+		if st.term == w {
+			st.term = w
 		}
 		s.cache[w] = st
 	}
 	return st
-}
-
-// keep reports whether a lower-cased word can be a term: not a stop word,
-// and not a lone ASCII letter or digit (the x and y of code snippets, the
-// pieces of "0.97").
-func keep(w string) bool {
-	if len(w) == 1 && w[0] < utf8.RuneSelf {
-		return false
-	}
-	return !isStopWord(w)
 }
 
 // analyze calls unigram for each kept stem of text, in order, and pair for
@@ -231,10 +185,10 @@ func (s *stemmer) analyze(text string, unigram func(string), pair func(a, b stri
 		if brk {
 			prev = ""
 		}
-		if !keep(w) {
+		if !s.lang.keep(w) {
 			return
 		}
-		st := s.stem(w)
+		st := s.stem(w).term
 		unigram(st)
 		if prev != "" && pair != nil {
 			pair(prev, st)
@@ -244,9 +198,26 @@ func (s *stemmer) analyze(text string, unigram func(string), pair func(a, b stri
 }
 
 // Terms returns the terms of text as the index sees them: the kept stems in
-// order, then the adjacent-stem pairs in order (duplicates kept).
+// order, then the adjacent-stem pairs in order (duplicates kept). The
+// language is detected from text's stop words (English when it has none);
+// TermsIn names it.
 func Terms(text string) []string {
-	var s stemmer
+	return termsIn(text, detectLanguage(text, langEn))
+}
+
+// TermsIn is Terms in a declared language (an ISO 639-1 code or a name, as
+// metadata.language takes it): its stop words and its Snowball stemmer,
+// none for a language Snowball does not stem; "" detects it.
+func TermsIn(text, language string) []string {
+	l, ok := parseLanguage(language)
+	if !ok {
+		l = detectLanguage(text, langEn)
+	}
+	return termsIn(text, l)
+}
+
+func termsIn(text string, l lang) []string {
+	s := stemmer{lang: l}
 	var uni, pairs []string
 	s.analyze(text, func(t string) { uni = append(uni, t) },
 		func(a, b string) { pairs = append(pairs, a+PairSep+b) })

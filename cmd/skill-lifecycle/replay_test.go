@@ -130,7 +130,7 @@ func TestReplayNoComebacks(t *testing.T) {
 			"--config", "ro=" + cfg}, extra...)
 		return append(a, filepath.Join("..", "..", "testdata", "live-sessions"))
 	}
-	replayRO := func(extra ...string) strat {
+	replayRO := func(extra ...string) (strat, bool) {
 		t.Helper()
 		args := args(append([]string{"--json"}, extra...)...)
 		var out, errb bytes.Buffer
@@ -138,19 +138,26 @@ func TestReplayNoComebacks(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", extra, code, errb.String())
 		}
 		var rep struct {
-			Strategies []strat `json:"strategies"`
+			Strategies   []strat `json:"strategies"`
+			AllComebacks bool    `json:"allComebacks"`
 		}
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Strategies) != 2 {
 			t.Fatalf("%v: %v\n%s", extra, err, out.String())
 		}
-		return rep.Strategies[1]
+		return rep.Strategies[1], rep.AllComebacks
 	}
-	on, off, all := replayRO(), replayRO("--no-comebacks"), replayRO("--all-comebacks")
+	on, _ := replayRO()
+	off, _ := replayRO("--no-comebacks")
+	all, allFlag := replayRO("--all-comebacks")
 	if on.Comebacks == 0 || off.Comebacks != 0 || off.CostPct >= on.CostPct {
 		t.Errorf("with the comeback model %+v, without %+v: want comebacks only with it, and a lower cost without", on, off)
 	}
-	if all.Comebacks <= on.Comebacks || all.CostPct <= on.CostPct {
-		t.Errorf("with the comeback model %+v, with every comeback %+v: want more comebacks and a higher cost with every one", on, all)
+	// Every comeback is at least the model's (replay.PickComebacks picks
+	// among them; TestPickComebacks checks the picking). On these sessions
+	// no prompt asks for two archived skills that do the work since the
+	// ranking indexes bodies (docs/relevance.md), so the two may be equal.
+	if !allFlag || all.Comebacks < on.Comebacks || all.CostPct < on.CostPct {
+		t.Errorf("with the comeback model %+v, with every comeback %+v (flag in the report: %v): want at least as many comebacks and as high a cost with every one", on, all, allFlag)
 	}
 	var out, errb bytes.Buffer
 	if code := run(args("--no-comebacks", "--all-comebacks"), &out, &errb); code != 2 || !strings.Contains(errb.String(), "exclude each other") {

@@ -110,6 +110,9 @@ type Report struct {
 	// Certain cases with an expected skill: how many, and how many have
 	// one of them first, in the top 3.
 	Certain, Hit1, Hit3 int
+	// Signal: certain cases whose best score reaches minSignal (a topic
+	// the keep rule acts on).
+	Signal int
 	// Avoid1: cases whose first skill is one they must avoid, of
 	// AvoidCases with an avoid list and a signal.
 	Avoid1, AvoidCases int
@@ -120,6 +123,13 @@ type Report struct {
 	// were judged with a signal, and kept KeptJudged skills in all (of
 	// the whole catalog, as if every skill were loaded).
 	Host, HostKept, Judged, KeptJudged int
+	// HostRanked: host cases whose host is within the keep rule's top K
+	// or relative score, signal or not (a figure the scale of the scores
+	// does not move).
+	HostRanked, HostTopical int
+	// RuleKept: over the topical host cases, the skills the rule keeps
+	// when the prompt is judged (top K or relative score), signal or not.
+	RuleKept int
 	// NoTopic prompts, and how many of them had a signal (should be 0).
 	NoTopic, NoTopicSignal int
 	// Lines describe each miss (verbose output).
@@ -138,6 +148,15 @@ func KeepConfig() rules.Config {
 // Ranker builds the ranker the engine would build for the pack.
 func Ranker(p *Pack) rules.Ranker { return lifecycle.CatalogOf(p.Skills, nil).Ranker }
 
+// RankerWith builds the pack's index with params instead of the defaults.
+func RankerWith(p *Pack, params relevance.Params) rules.Ranker {
+	docs := make([]relevance.Doc, len(p.Skills))
+	for i := range p.Skills {
+		docs[i] = lifecycle.DocOf(&p.Skills[i])
+	}
+	return relevance.NewIndex(docs, params)
+}
+
 // Evaluate measures r on p with the keep rule cfg.
 func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 	rep := Report{Pack: p.Name, Skills: len(p.Skills)}
@@ -155,6 +174,7 @@ func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 			}
 		}
 		miss := false
+		hostMiss := ""
 		if c.Kind == "certain" && len(c.Expect) > 0 {
 			rep.Certain++
 			if pos == 0 {
@@ -164,6 +184,9 @@ func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 			}
 			if pos >= 0 && pos < 3 {
 				rep.Hit3++
+			}
+			if rk.Signal {
+				rep.Signal++
 			}
 		}
 		if len(c.Avoid) > 0 && rk.Signal {
@@ -182,6 +205,24 @@ func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 		}
 		if c.Host != "" && c.Origin != "router" {
 			rep.Host++
+			if !c.NoTopic {
+				rep.HostTopical++
+			}
+			if !c.NoTopic {
+				for i, res := range rk.Results {
+					if i < cfg.TopK || res.Score >= cfg.RelativeScore*rk.Best {
+						rep.RuleKept++
+					}
+				}
+			}
+			for i, res := range rk.Results {
+				if res.Skill == c.Host && !c.NoTopic {
+					if i < cfg.TopK || res.Score >= cfg.RelativeScore*rk.Best {
+						rep.HostRanked++
+					}
+					break
+				}
+			}
 			out := rules.JudgePrompt(rules.PromptCase{Config: cfg, Bodies: bodies, Prompt: c.Prompt, Ranker: r})
 			kept := 0
 			for _, v := range out.Verdicts {
@@ -193,6 +234,7 @@ func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 						rep.HostKept++
 					} else {
 						miss = true
+						hostMiss = v.Reason.Text
 					}
 				}
 			}
@@ -202,7 +244,11 @@ func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 			}
 		}
 		if miss {
-			rep.Lines = append(rep.Lines, describe(c, rk, pos))
+			l := describe(c, rk, pos)
+			if hostMiss != "" {
+				l = "HOST MISS (" + hostMiss + ") " + l
+			}
+			rep.Lines = append(rep.Lines, l)
 		}
 	}
 	return rep
@@ -228,16 +274,16 @@ func pct(a, b int) string {
 // Table formats reports as a markdown table.
 func Table(reps []Report) string {
 	var b strings.Builder
-	b.WriteString("| pack | skills | certain | hit@1 | hit@3 | avoid@1 | host kept | kept/prompt | no-topic silent |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| pack | skills | certain | hit@1 | hit@3 | signal | avoid@1 | host kept | host ranked | kept/prompt (judged) | no-topic silent |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range reps {
 		kpp := "—"
 		if r.Judged > 0 {
-			kpp = fmt.Sprintf("%.2f (%d)", float64(r.KeptJudged)/float64(r.Judged), r.Judged)
+			kpp = fmt.Sprintf("%.2f (%d/%d)", float64(r.KeptJudged)/float64(r.Judged), r.Judged, r.Host)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %d/%d | %s (%d/%d) | %s | %d/%d |\n",
-			r.Pack, r.Skills, r.Certain, pct(r.Hit1, r.Certain), pct(r.Hit3, r.Certain),
-			r.Avoid1, r.AvoidCases, pct(r.HostKept, r.Host), r.HostKept, r.Host, kpp,
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %d/%d | %s (%d/%d) | %s | %s | %d/%d |\n",
+			r.Pack, r.Skills, r.Certain, pct(r.Hit1, r.Certain), pct(r.Hit3, r.Certain), pct(r.Signal, r.Certain),
+			r.Avoid1, r.AvoidCases, pct(r.HostKept, r.Host), r.HostKept, r.Host, pct(r.HostRanked, r.HostTopical), kpp,
 			r.NoTopic-r.NoTopicSignal, r.NoTopic)
 	}
 	return b.String()
