@@ -523,6 +523,7 @@ func (b *builder) finish() *Index {
 		start[i] += start[i-1]
 	}
 	all := make([]posting, b.nflat)
+	bodyOnly := make([]bool, b.nflat)
 	next := slices.Clone(start[:nt])
 	for ci, c := range b.flat {
 		for _, f := range c {
@@ -533,6 +534,9 @@ func (b *builder) finish() *Index {
 				tf += float64(f.tf[slotBody]) / bodyNorm[f.doc]
 			}
 			all[i] = posting{doc: f.doc, w: float32(tf)}
+			if f.tf[slotShort] == 0 {
+				bodyOnly[i] = true
+			}
 			next[f.term]++
 		}
 		b.flat[ci] = nil
@@ -584,10 +588,23 @@ func (b *builder) finish() *Index {
 	for id := range nt {
 		ps := all[start[id]:start[id+1]:start[id+1]]
 		ix.postings[id] = ps
-		// idf counts the skills whose text holds the term, bodies
-		// included (the body is a field).
-		df := len(ps)
-		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		// idf counts the skills that hold the term, each with the weight
+		// of the field holding it, at most 1: a skill that describes
+		// itself with a word holds it; one that only mentions it in its
+		// body holds it BodyWeight. (Counting a body mention as a whole
+		// skill drowned a pack's topic words: in testdata/pack seven of
+		// eight bodies say "commit", and format-commit-message no longer
+		// ranked for "Commit it.")
+		bodyDF := min(1, p.BodyWeight)
+		df := 0.0
+		for i := range ps {
+			if bodyOnly[int(start[id])+i] {
+				df += bodyDF
+			} else {
+				df++
+			}
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		ix.idf[id] = idf
 		w := idf * factor[id]
 		for i := range ps {
