@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -144,4 +145,31 @@ func TestDeclaredLanguage(t *testing.T) {
 	if first(rk) != "facturer" {
 		t.Errorf("facturer: %+v", rk.Results)
 	}
+}
+
+// FuzzIndexText: any description, body and declared language index
+// without a panic, and rank with finite positive scores in order.
+func FuzzIndexText(f *testing.F) {
+	for _, s := range []string{"Rédiger le compte rendu", "# H\n\n## Do not use\n\nx-y_z", "\xff\xfe", "Ёлка ёж", "e\u0301te\u0301", "交叉验证"} {
+		f.Add(s, s, "fr")
+		f.Add(s, "body "+s, "")
+	}
+	f.Fuzz(func(t *testing.T, desc, body, language string) {
+		ix := NewIndex([]Doc{
+			{Name: "a-skill", Description: desc, Body: body, Language: language},
+			{Name: "b-skill", Description: "Write the changelog.", Body: body + " a-skill"},
+		}, DefaultParams())
+		for _, p := range []string{desc, body, "changelog", language} {
+			rk := ix.Rank(p, DefaultMinSignal)
+			for i, r := range rk.Results {
+				if !(r.Score > 0) || math.IsInf(r.Score, 0) || math.IsNaN(r.Score) {
+					t.Fatalf("score %v for %q", r.Score, p)
+				}
+				if i > 0 && r.Score > rk.Results[i-1].Score {
+					t.Fatalf("not sorted: %+v", rk.Results)
+				}
+			}
+		}
+		_ = TermsIn(body, language)
+	})
 }
