@@ -110,3 +110,58 @@ func TestChangeMessageBackToStart(t *testing.T) {
 		t.Errorf("message %q", got)
 	}
 }
+
+// TestEditedDescriptionReranks: an edited description ranks from the next
+// prompt. The host lists skills with the descriptions it read at start; the
+// re-index re-reads the files, and ranking must follow the file, not the
+// host's old text (the listing the model sees stays until a reload).
+func TestEditedDescriptionReranks(t *testing.T) {
+	agent := t.TempDir()
+	root := filepath.Join(agent, "skills")
+	a := writeTestSkill(t, root, "alpha", "Plot charts with matplotlib.\n")
+	b := writeTestSkill(t, root, "beta", "Work through the checklist.\n")
+	old := time.Now().Add(-time.Hour)
+	for _, s := range []HostSkill{a, b} {
+		if err := os.Chtimes(s.Path, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yes := true
+	s, init, err := Open(InitializeParams{Cwd: t.TempDir(), AgentDir: agent, Trusted: &yes, Skills: []HostSkill{a, b}},
+		&recorder{}, Options{Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain := func(prompt string) string {
+		t.Helper()
+		r, err := s.Command(CommandParams{Name: "skills-explain", Args: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Text
+	}
+	const prompt = "Rotate the TLS certificates of the nginx proxy."
+	if ex := explain(prompt); strings.Contains(ex, "beta") {
+		t.Fatalf("beta ranks before its edit:\n%s", ex)
+	}
+	// The user edits beta's description; the file has settled.
+	edited := "---\nname: beta\ndescription: Rotate TLS certificates and keys of the nginx reverse proxy.\n---\n\nWork through the checklist.\n"
+	if err := os.WriteFile(b.Path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(b.Path, old.Add(time.Minute), old.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	// The next prompt re-indexes; from then on beta ranks for its new text.
+	if err := s.UserPrompt(UserPromptParams{Text: prompt}); err != nil {
+		t.Fatal(err)
+	}
+	ex := explain(prompt)
+	if !strings.Contains(ex, "1. beta") || !strings.Contains(ex, "nginx") {
+		t.Errorf("after the edit beta does not rank first on its new description:\n%s", ex)
+	}
+	// The model's listing keeps the host's description until a reload.
+	if strings.Contains(init.SystemPromptSection, "nginx") || strings.Contains(s.World().section(), "nginx") {
+		t.Errorf("the listing took the file's new description before a reload:\n%s", s.World().section())
+	}
+}

@@ -33,9 +33,9 @@ type Source struct {
 	Trusted *bool
 }
 
-// NewWorld builds a world from the host's skill list, the skills parsed
-// from their files (the host's names and descriptions are the ones the
-// model sees), the configuration and the problems found reading them.
+// NewWorld builds a world from the host's skill list (the names and
+// descriptions the model sees), the skills parsed from their files (what
+// ranking reads), the configuration and the problems found reading them.
 // It is the one place a catalog is built: the engine's (lifecycle.CatalogOf:
 // calls, inferred entry, BM25 index) and the host's index.
 func NewWorld(list []HostSkill, parsed []skills.Skill, cfg rules.Config, diags []string) *World {
@@ -60,7 +60,14 @@ func Load(src Source) *World {
 			diags = append(diags, fmt.Sprintf("skill %q: %v", hs.Name, err))
 			continue
 		}
-		s.Name, s.Description = hs.Name, hs.Description
+		// The host's name is the skill's. Ranking follows the file's
+		// description (the host's when the file has none): after an edit
+		// the re-index reads the new one, which the host lists only after
+		// a reload; the model sees the host's listing (Skills).
+		s.Name = hs.Name
+		if s.Description == "" {
+			s.Description = hs.Description
+		}
 		parsed = append(parsed, *s)
 	}
 	cfg, cd := LoadConfig(src)
