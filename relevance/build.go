@@ -583,8 +583,6 @@ func (b *builder) finish() *Index {
 	n := float64(nd)
 	ix.postings = make([][]posting, nt)
 	ix.idf = make([]float64, nt)
-	ix.spec = spec
-	ix.factor = factor
 	for id := range nt {
 		ps := all[start[id]:start[id+1]:start[id+1]]
 		ix.postings[id] = ps

@@ -122,8 +122,6 @@ type Index struct {
 	postings [][]posting                // by term id
 	idf      []float64                  // by term id
 	norm     []float64                  // by doc: 1 - b + b*len/avglen of its fields
-	spec     []float64                  // by term id: specificity (see Params.Generic)
-	factor   []float64                  // by term id: weight factor from specificity and generic words
 	evidence []float32                  // by term id: its weight without the spread over its weight
 	stems    [numLangs]map[string]stemmed
 	docLang  []lang // by doc: its language
