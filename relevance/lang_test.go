@@ -173,3 +173,23 @@ func FuzzIndexText(f *testing.F) {
 		_ = TermsIn(body, language)
 	})
 }
+
+// TestWordsDropStopWordsOfTheLanguage: Words (the rules' topic words)
+// keeps the terms of the text's own language.
+func TestWordsDropStopWordsOfTheLanguage(t *testing.T) {
+	kept := func(text string) []string {
+		var out []string
+		Words(text, func(w string, term bool) {
+			if term {
+				out = append(out, w)
+			}
+		})
+		return out
+	}
+	if got := kept("Analyse les journaux de la veille"); !slices.Equal(got, []string{"analyse", "journaux", "veille"}) {
+		t.Errorf("French: %v", got)
+	}
+	if got := kept("Please review the scikit-learn pipeline"); !slices.Equal(got, []string{"review", "scikit", "learn", "pipeline"}) {
+		t.Errorf("English: %v", got)
+	}
+}
