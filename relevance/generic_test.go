@@ -119,3 +119,26 @@ func TestForBodySections(t *testing.T) {
 		t.Errorf("positive %q, negative %q", p, n)
 	}
 }
+
+// TestBodyBudget: the index reads each body up to its share of
+// bodyBudget, so the cost of indexing stays bounded however large the
+// catalogue's bodies are; a word past the share is not indexed.
+func TestBodyBudget(t *testing.T) {
+	filler := strings.Repeat("Check the report and the summary again. ", bodyBudget/3/40+1000)
+	docs := []Doc{
+		{Name: "alpha", Description: "Write reports.", Body: filler + "Zanzibar.\n"},
+		{Name: "beta", Description: "Read summaries.", Body: "Quixotic.\n" + filler},
+		{Name: "gamma", Description: "Check things.", Body: filler},
+	}
+	ix := NewIndex(docs, DefaultParams())
+	if got := first(ix.Rank("quixotic", 0)); got != "beta" {
+		t.Errorf("a word at the start of a body: first %q, want beta", got)
+	}
+	if rk := ix.Rank("zanzibar", 0); len(rk.Results) != 0 {
+		t.Errorf("a word past the body's share of %d bytes was indexed: %+v", bodyBudget, rk.Results)
+	}
+	// Alone in its catalogue the body is read whole.
+	if got := first(NewIndex(docs[:1], DefaultParams()).Rank("zanzibar", 0)); got != "alpha" {
+		t.Errorf("a body within its share: first %q, want alpha", got)
+	}
+}

@@ -315,9 +315,10 @@ func Languages() []string {
 // prompt, maxDocDetectWords what the index reads of a skill.
 const (
 	maxDetectWords    = 2000
-	maxDocDetectWords = 400
+	maxDocDetectWords = 48
 	maxDocDetectBytes = 4 << 10
 	maxDetectBytes    = 16 << 10
+	detectWordBytes   = 24
 )
 
 // detectLanguage guesses the language of text from its stop words: for
@@ -334,6 +335,22 @@ func detectLanguage(text string, prefer lang) lang {
 type detector struct {
 	cache    map[string]uint16
 	maxWords int
+	// decisive, when above 0, ends the reading once a language has that
+	// many stop words and three times as many as any other.
+	decisive int
+}
+
+// decided reports whether one language of hits leads as decisive says.
+func decided(hits *[numLangs]int, decisive int) bool {
+	first, second := 0, 0
+	for _, h := range hits {
+		if h > first {
+			first, second = h, first
+		} else if h > second {
+			second = h
+		}
+	}
+	return first >= decisive && first >= 3*second
 }
 
 func (dt *detector) stopMask(w string) uint16 {
@@ -362,8 +379,12 @@ func (dt *detector) detectParts(prefer lang, texts ...string) lang {
 	n := 0
 	var buf []byte
 	for _, text := range texts {
-		if len(text) > maxDetectBytes {
-			cut := maxDetectBytes
+		if n >= dt.maxWords {
+			break
+		}
+		// The words left to read fit in detectWordBytes each: the text
+		// beyond is not scanned.
+		if cut := min(maxDetectBytes, (dt.maxWords-n)*detectWordBytes); len(text) > cut {
 			for cut > 0 && !utf8.RuneStart(text[cut]) {
 				cut--
 			}
@@ -382,6 +403,9 @@ func (dt *detector) detectParts(prefer lang, texts ...string) lang {
 					if m&(1<<l) != 0 {
 						hits[l]++
 					}
+				}
+				if dt.decisive > 0 && decided(&hits, dt.decisive) {
+					n = dt.maxWords
 				}
 			}
 		})
