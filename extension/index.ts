@@ -39,7 +39,7 @@ import { applyArchive, findLoads, isSkillFile, lastUsage, LoadIds, resolvePath, 
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type ImageBlock, type Pi, type TextBlock } from "./pi.ts";
 import { Sidecar } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
-import { REATTACH_TYPE, TOOL_NAME } from "./wire.ts";
+import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME } from "./wire.ts";
 
 export default function skillLifecycle(pi: Pi) {
 	const side = new Sidecar(pi);
@@ -113,20 +113,25 @@ export default function skillLifecycle(pi: Pi) {
 				side.init.systemPromptSection = upd.systemPromptSection;
 			}
 		}
+		let hint: CustomMessage | undefined;
 		if (event?.messageType !== "custom" && typeof event?.prompt === "string") {
-			await side.request("user_prompt", { text: event.prompt }, ctx);
+			const res = await side.request("user_prompt", { text: event.prompt }, ctx);
+			// A clear match whose body is not live: one line after the
+			// prompt, never in the system prompt.
+			if (res?.hint) hint = { customType: HINT_TYPE, content: res.hint, display: false, details: { skill: res.skill } };
 		}
 		const section = side.init?.systemPromptSection;
-		if (!section || !side.available) return;
+		if (!section || !side.available) return hint ? { message: hint } : undefined;
 		const sections = event?.systemPromptOptions?.sections;
 		if (sections && typeof sections === "object") {
 			// Pi 1.6: replace the structured "skills" section in place; it is
 			// the same text every turn, so Pi sends no prompt patch.
 			if (sections.skills !== section) sections.skills = section;
-			return;
+			return hint ? { message: hint } : undefined;
 		}
 		const replaced = replaceSkillsSection(String(event?.systemPrompt ?? ""), section);
-		if (replaced !== undefined) return { systemPrompt: replaced };
+		if (replaced === undefined) return hint ? { message: hint } : undefined;
+		return hint ? { systemPrompt: replaced, message: hint } : { systemPrompt: replaced };
 	});
 
 	// Edits to propose at the next turn boundary (archiveVia context_edit,

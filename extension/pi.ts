@@ -211,7 +211,7 @@ export interface Events {
 	session_fork: { event: unknown; result: void }; // Pi before 0.65
 	session_shutdown: { event: unknown; result: void };
 	session_compact: { event: SessionCompactEvent; result: void };
-	before_agent_start: { event: BeforeAgentStartEvent; result: { systemPrompt?: string } };
+	before_agent_start: { event: BeforeAgentStartEvent; result: { systemPrompt?: string; message?: CustomMessage } };
 	context: { event: ContextEvent; result: { messages?: Message[] } };
 	tool_call: { event: ToolCallEvent; result: { block?: boolean; reason?: string } };
 	tool_result: { event: ToolResultEvent; result: { details?: unknown; content?: (TextBlock | ImageBlock)[] } };

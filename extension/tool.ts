@@ -17,7 +17,9 @@ export function skillTool(side: Sidecar, ids: LoadIds, spec: ToolSpec): ToolDefi
 		promptSnippet: spec.promptSnippet,
 		parameters: spec.parameters,
 		async execute(toolCallId, params, _signal, _onUpdate, ctx) {
-			const name = String(record(params)?.name ?? "");
+			const name = String(record(params)?.name ?? "").trim();
+			const query = String(record(params)?.query ?? "").trim();
+			if (!name && query) return search(side, query, ctx);
 			// Named before anything is awaited: parallel calls get their
 			// ids in call order.
 			const loadId = ids.mint(toolCallId, ctx);
@@ -45,6 +47,28 @@ export function skillTool(side: Sidecar, ids: LoadIds, spec: ToolSpec): ToolDefi
 			};
 		},
 	};
+}
+
+// search answers a query (skill/search). While the sidecar is down it
+// answers from the skills Pi listed: those whose name or description holds
+// the most of the query's words.
+async function search(side: Sidecar, query: string, ctx: Parameters<ToolDefinition["execute"]>[4]) {
+	const res = await side.request("skill/search", { query }, ctx, { retryLate: true });
+	if (res) return { content: [{ type: "text" as const, text: res.text }], details: { query, matches: res.matches ?? [] } };
+	const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
+	const scored = side.skills
+		.filter((s) => !s.disableModelInvocation)
+		.map((s) => {
+			const hay = `${s.name} ${s.description}`.toLowerCase();
+			return { s, n: words.filter((w) => hay.includes(w)).length };
+		})
+		.filter((x) => x.n > 0)
+		.sort((a, b) => b.n - a.n)
+		.slice(0, 5);
+	if (scored.length === 0) throw new Error(`No skill matches "${modelText(query)}"; see <available_skills>.`);
+	const lines = scored.map((x) => `- ${modelText(x.s.name)}: ${modelText(String(x.s.description).slice(0, 200))}`);
+	const text = `Skills matching "${modelText(query)}" (load one with the skill tool and its name):\n${lines.join("\n")}`;
+	return { content: [{ type: "text" as const, text }], details: { query } };
 }
 
 // modelText is the sidecar's skills.ModelText (skills/escape.go), for the

@@ -9,6 +9,7 @@ export const PROTOCOL_VERSION = 1;
 export const ENTRY_TYPE = "skill-lifecycle";
 export const REATTACH_TYPE = "skill-lifecycle-reattach";
 export const LINE_TYPE = "skill-lifecycle-line";
+export const HINT_TYPE = "skill-lifecycle-hint";
 export const TOOL_NAME = "skill";
 export const CODE_PARSE_ERROR = -32700;
 export const CODE_INVALID_REQUEST = -32600;
@@ -26,9 +27,10 @@ export interface Requests {
 	"shutdown": { params: null; result: null };
 	"skills/update": { params: SkillsUpdateParams; result: SkillsUpdateResult };
 	"skill/load": { params: SkillLoadParams; result: SkillLoadResult };
+	"skill/search": { params: SkillSearchParams; result: SkillSearchResult };
 	"tool_call": { params: ToolCallParams; result: ToolCallResult };
 	"tool_result": { params: ToolResultParams; result: ToolResultResult };
-	"user_prompt": { params: UserPromptParams; result: Record<string, never> };
+	"user_prompt": { params: UserPromptParams; result: UserPromptResult };
 	"before_request": { params: BeforeRequestParams; result: BeforeRequestResult };
 	"session/restore": { params: SessionRestoreParams; result: SessionRestoreResult };
 	"session/compact": { params: SessionCompactParams; result: SessionCompactResult };
@@ -163,6 +165,24 @@ export interface SkillLoadResult {
 	alreadyLoaded?: boolean;
 }
 
+// host.SkillSearchParams
+export interface SkillSearchParams {
+	query: string;
+}
+
+// host.SkillSearchResult
+export interface SkillSearchResult {
+	text: string;
+	matches: SkillMatch[] | null;
+}
+
+// host.SkillMatch
+export interface SkillMatch {
+	name: string;
+	description: string;
+	score: number;
+}
+
 // host.ToolCallParams
 export interface ToolCallParams {
 	toolName: string;
@@ -203,6 +223,12 @@ export interface ResultBody {
 // host.UserPromptParams
 export interface UserPromptParams {
 	text: string;
+}
+
+// host.UserPromptResult
+export interface UserPromptResult {
+	hint?: string;
+	skill?: string;
 }
 
 // host.BeforeRequestParams

@@ -153,7 +153,7 @@ func TestEditedDescriptionReranks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The next prompt re-indexes; from then on beta ranks for its new text.
-	if err := s.UserPrompt(UserPromptParams{Text: prompt}); err != nil {
+	if _, err := s.UserPrompt(UserPromptParams{Text: prompt}); err != nil {
 		t.Fatal(err)
 	}
 	ex := explain(prompt)

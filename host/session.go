@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/guard"
@@ -41,7 +42,9 @@ type Session struct {
 	thinking  string
 	retention string
 	cpt       float64     // Options.CharsPerToken
+	window    int         // the context window the listing is sized for (listing.go)
 	watch     *skillWatch // live re-index (reindex.go); nil: none
+	hints     bool        // Options.Hints
 	// pending holds the loads recorded at skill/load (or taken back from
 	// the records at session/restore) that no before_request has listed
 	// yet: one the next request does not carry never reached the context
@@ -64,6 +67,9 @@ type Options struct {
 	// Watch checks the skill files before each user prompt and re-reads
 	// them when they changed (the sidecar).
 	Watch bool
+	// Hints answers user_prompt with the hint (hint.go) when the
+	// configuration has it on (the sidecar; replay models no hint).
+	Hints bool
 	// CharsPerToken, when above 0, is how many characters make a token
 	// (replay's calibration): the engine's reasons then state costs in
 	// dollars, at the current model's input price. 0: in characters.
@@ -91,12 +97,13 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 	if o.Watch {
 		s.watch = newSkillWatch(src, s.world.Skills.list)
 	}
+	s.window = contextWindow(p.Models, p.CurrentModel)
 	diags := append([]string{}, s.world.Diagnostics...)
 	for _, d := range s.eng.ModelDiagnostics() {
 		diags = append(diags, d.String())
 	}
 	return s, InitializeResult{
-		SystemPromptSection: s.world.section(),
+		SystemPromptSection: s.world.listing(s.window).Section,
 		Tool:                toolSpec(),
 		Commands:            commandSpecs(),
 		Diagnostics:         terminalLines(diags),
@@ -107,7 +114,7 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 // New starts a session over world w, with the models, the current model
 // and the retention tier p gives (its skills and folders are w's).
 func New(w *World, p InitializeParams, sink Sink, o Options) *Session {
-	s := &Session{world: w, sink: sink, models: p.Models, current: p.CurrentModel, thinking: p.ThinkingLevel, retention: p.CacheRetention, cpt: o.CharsPerToken, stats: o.Stats}
+	s := &Session{world: w, sink: sink, models: p.Models, current: p.CurrentModel, thinking: p.ThinkingLevel, retention: p.CacheRetention, cpt: o.CharsPerToken, stats: o.Stats, hints: o.Hints}
 	s.eng = lifecycle.New(w.Catalog, w.Config)
 	reg := registryOf(p.Models)
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Registry: &reg})
@@ -186,7 +193,7 @@ func (s *Session) SkillsUpdate(p SkillsUpdateParams) (SkillsUpdateResult, error)
 	s.src.Skills = p.Skills
 	w := Load(s.src)
 	s.setWorld(w)
-	return SkillsUpdateResult{SystemPromptSection: w.section(), Diagnostics: terminalLines(w.Diagnostics)}, nil
+	return SkillsUpdateResult{SystemPromptSection: w.listing(s.window).Section, Diagnostics: terminalLines(w.Diagnostics)}, nil
 }
 
 // SkillLoad answers the skill tool. Under the "already-loaded" dedupe, a
@@ -199,6 +206,9 @@ func (s *Session) SkillLoad(p SkillLoadParams) (SkillLoadResult, error) {
 	}
 	res := s.world.Skills.loadSkill(p.Name)
 	if !res.Found {
+		if res.Name == "" {
+			res.Text = s.world.unknown(strings.TrimSpace(p.Name))
+		}
 		return res, nil
 	}
 	if text, ok := s.ToolLoad(p.CallID, res.Name, res.Hash, utf16Len(res.Text)); ok {
@@ -257,11 +267,12 @@ func (s *Session) ToolCall(p ToolCallParams) (ToolCallResult, error) {
 }
 
 // UserPrompt judges the live bodies against the user's prompt, after the
-// re-index of changed skill files (reindex.go).
-func (s *Session) UserPrompt(p UserPromptParams) error {
+// re-index of changed skill files (reindex.go), and answers the hint
+// (hint.go).
+func (s *Session) UserPrompt(p UserPromptParams) (UserPromptResult, error) {
 	s.reindex(time.Now())
 	s.apply(lifecycle.Event{Type: lifecycle.EvPrompt, Text: p.Text})
-	return nil
+	return s.hint(p.Text), nil
 }
 
 // RunStart marks the start of an agent run.

@@ -55,12 +55,38 @@ func (c *Index) unknownText(name string) string {
 	return fmt.Sprintf("Unknown skill %s. %s", quoted(name), c.availableText())
 }
 
+// maxNamedSkills is how many skills an answer names at most: beyond it
+// (a large catalogue) an unknown name is answered with the closest
+// matches and a pointer to the search, not every name.
+const maxNamedSkills = 50
+
+// unknown answers the skill tool for a name it does not know: every
+// available name in a small catalogue, else the best matches of a search
+// for the name.
+func (w *World) unknown(name string) string {
+	if len(w.Skills.visible()) <= maxNamedSkills {
+		return w.Skills.unknownText(name)
+	}
+	msg := fmt.Sprintf("Unknown skill %s.", quoted(name))
+	if ms := w.search(strings.NewReplacer("-", " ", "_", " ").Replace(name), SearchLimit); len(ms) > 0 {
+		names := make([]string, len(ms))
+		for i, m := range ms {
+			names[i] = skills.ModelText(m.Name)
+		}
+		msg += " Closest: " + strings.Join(names, ", ") + "."
+	}
+	return msg + " Call the skill tool with a query (a few words about the task) to search every skill."
+}
+
 // availableText lists the skills the tool can load, sorted by name, as
 // ModelText.
 func (c *Index) availableText() string {
 	vis := c.visible()
 	if len(vis) == 0 {
 		return "No skills are available."
+	}
+	if len(vis) > maxNamedSkills {
+		return fmt.Sprintf("%d skills are available: call the skill tool with a query (a few words about the task) to search them.", len(vis))
 	}
 	names := make([]string, len(vis))
 	for i, s := range vis {

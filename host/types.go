@@ -129,7 +129,8 @@ type SkillsUpdateResult struct {
 	Diagnostics         []string `json:"diagnostics,omitempty"`
 }
 
-// SkillLoadParams asks for a skill's body, as the skill tool does.
+// SkillLoadParams asks for a skill's body, as the skill tool does (a
+// query without a name is a skill/search).
 type SkillLoadParams struct {
 	Name string `json:"name"`
 	// CallID is the host's id for this tool call; the load is known by it

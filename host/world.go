@@ -87,18 +87,6 @@ func OfCatalog(cat *skills.Catalog, cfg rules.Config) *World {
 	return NewWorld(list, parsed, cfg, nil)
 }
 
-// section is the skills section of the system prompt: the listing of the
-// model-visible skills, in the host's order (skills.BridgeListing).
-func (w *World) section() string {
-	var vis []skills.ListedSkill
-	for _, s := range w.Skills.list {
-		if !s.DisableModelInvocation {
-			vis = append(vis, skills.ListedSkill{Name: s.Name, Description: s.Description})
-		}
-	}
-	return skills.BridgeListing(vis)
-}
-
 // WithConfig is the world of w's skills under cfg (a strategy of replay
 // run with another configuration).
 func (w *World) WithConfig(cfg rules.Config) *World {

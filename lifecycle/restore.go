@@ -139,6 +139,8 @@ func (e *Engine) restoreOne(r Record) string {
 			return fmt.Sprintf("cache-lifetime record with a negative pause (warmUpTo %d, coldFrom %d); ignored", l.WarmUpTo, l.ColdFrom)
 		}
 		e.life = *r.CacheLifetime
+	case ActHint:
+		// A line the host added after a prompt: nothing to rebuild.
 	case ActModel, ActModelRestore, ActModelReport, ActModelNote:
 		// Shown to the user; the state they led to is in model-state.
 	case ActOrphan:

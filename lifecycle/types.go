@@ -89,6 +89,7 @@ const (
 	ActRun       Action = "run"       // agent run number Run started (record only)
 	ActTopic     Action = "topic"     // the topic reference for same-topic skips (record only)
 	ActOrphan    Action = "orphan"    // the agent used the files of archived body ID's Skill; it was told (record only)
+	ActHint      Action = "hint"      // a line after the prompt named Skill (record only)
 
 	// Model tiers (docs/models.md). The host carries out ActModel and
 	// ActModelRestore: set Model.Provider/Model.Model, then, when
@@ -153,6 +154,15 @@ type Decision struct {
 	// CacheLifetime is what the session has learned of the provider's
 	// cache lifetime from its usage (cache-lifetime).
 	CacheLifetime *rules.Lifetime `json:"cacheLifetime,omitempty"`
+	// Hint is the match a hint named Skill for (hint).
+	Hint *HintScore `json:"hint,omitempty"`
+}
+
+// HintScore is why a hint named its skill: the skill's relevance score
+// for the prompt and the runner-up's (0: none).
+type HintScore struct {
+	Score float64 `json:"score"`
+	Next  float64 `json:"next,omitempty"`
 }
 
 // ChangesArchived reports whether d changes what the host replaces

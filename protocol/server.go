@@ -195,6 +195,7 @@ const (
 	MethodExit              = "exit" // notification
 	MethodSkillsUpdate      = "skills/update"
 	MethodSkillLoad         = "skill/load"
+	MethodSkillSearch       = "skill/search"
 	MethodToolCall          = "tool_call"
 	MethodToolResult        = "tool_result"
 	MethodUserPrompt        = "user_prompt"
@@ -219,10 +220,11 @@ func init() {
 		MethodShutdown:          (*call).shutdown,
 		MethodSkillsUpdate:      route((*host.Session).SkillsUpdate),
 		MethodSkillLoad:         route((*host.Session).SkillLoad),
+		MethodSkillSearch:       route((*host.Session).SkillSearch),
 		MethodToolCall:          route((*host.Session).ToolCall),
 		MethodToolResult:        route((*host.Session).ToolResult),
 		MethodCommand:           route((*host.Session).Command),
-		MethodUserPrompt:        done((*host.Session).UserPrompt),
+		MethodUserPrompt:        route((*host.Session).UserPrompt),
 		MethodBeforeRequest:     route((*host.Session).BeforeRequest),
 		MethodSessionRestore:    route((*host.Session).Restore),
 		MethodSessionCompact:    route((*host.Session).Compact),
@@ -290,7 +292,7 @@ func (c *call) initialize() (any, *jsonrpc2.Error) {
 	if c.s.state != stateNew {
 		return nil, rpcError(CodeAlreadyInit, "initialize called twice")
 	}
-	sess, res, err := host.Open(p, sink{c.s, c.ctx}, host.Options{Watch: true, Stats: c.s.opts.Stats})
+	sess, res, err := host.Open(p, sink{c.s, c.ctx}, host.Options{Watch: true, Stats: c.s.opts.Stats, Hints: true})
 	if err != nil {
 		return nil, c.fail(err)
 	}

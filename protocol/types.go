@@ -58,6 +58,9 @@ type (
 	ToolResultResult        = host.ToolResultResult
 	ResultBody              = host.ResultBody
 	UserPromptParams        = host.UserPromptParams
+	UserPromptResult        = host.UserPromptResult
+	SkillSearchParams       = host.SkillSearchParams
+	SkillSearchResult       = host.SkillSearchResult
 	LoadRef                 = host.LoadRef
 	BeforeRequestParams     = host.BeforeRequestParams
 	BeforeRequestResult     = host.BeforeRequestResult
@@ -80,9 +83,11 @@ type (
 
 // ToolName is the name of the tool that loads a skill's instructions;
 // ReattachType the customType of the message holding the re-attached
-// bodies after a compaction.
+// bodies after a compaction; HintType the customType of the message
+// holding a hint.
 const (
 	ToolName     = host.ToolName
 	ReattachType = host.ReattachType
 	LineType     = host.LineType
+	HintType     = host.HintType
 )

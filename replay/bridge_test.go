@@ -60,8 +60,8 @@ func TestBridgeRequests(t *testing.T) {
 			"  <skill>\n    <name>alpha</name>\n    <description>Alpha things.</description>\n  </skill>\n" +
 			"  <skill>\n    <name>beta</name>\n    <description>Beta's.</description>\n  </skill>\n" +
 			"</available_skills>"
-		toolLine = "- skill: Load a skill's instructions by name\n"
-		toolJSON = `,{"type":"function","function":{"name":"skill","description":"Load a skill's instructions (its SKILL.md body in a <skill_content> block, with its base directory and top-level files). Call it when a task matches a skill in <available_skills>, and again if its instructions were archived.","parameters":{"additionalProperties":false,"properties":{"name":{"description":"The skill's name, as listed in <available_skills>.","type":"string"}},"required":["name"],"type":"object"}}}`
+		toolLine = "- skill: Load a skill's instructions by name, or search skills by query\n"
+		toolJSON = `,{"type":"function","function":{"name":"skill","description":"Load a skill's instructions (its SKILL.md body in a <skill_content> block, with its base directory and top-level files). Call it when a task matches a skill in <available_skills>, and again if its instructions were archived. Given a query instead of a name, it searches every installed skill.","parameters":{"additionalProperties":false,"properties":{"name":{"description":"The skill's name, as listed in <available_skills> or found by a query.","type":"string"},"query":{"description":"Instead of a name: words about the task; answers the best-matching skills.","type":"string"}},"type":"object"}}}`
 		u1       = `,{"role":"user","content":[{"type":"text","text":"load alpha"}]}`
 		a1       = `,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"/p/.agents/skills/alpha/SKILL.md\"}"}}]}`
 		r1       = `,{"role":"tool","content":"---\nname: alpha\ndescription: Alpha things.\n---\n\nALPHA BODY\n","tool_call_id":"c1"}`

@@ -125,7 +125,7 @@ func (s *EngineStrategy) Observe(ev Event) {
 	}
 	switch ev.Type {
 	case lifecycle.EvPrompt:
-		_ = s.sess.UserPrompt(host.UserPromptParams{Text: ev.Text})
+		_, _ = s.sess.UserPrompt(host.UserPromptParams{Text: ev.Text})
 	case lifecycle.EvRunStart:
 		s.sess.RunStart()
 	case lifecycle.EvRunEnd:

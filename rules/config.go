@@ -89,7 +89,26 @@ type Config struct {
 	// (docs/pi-host.md, *Context edits*). The engine does not read it; the
 	// sidecar passes it to the host.
 	ArchiveVia string `json:"archiveVia" conf:",oneof=hook|context_edit|context_edit_only"`
+	// ListingBudget bounds the skills section of the system prompt, in
+	// characters; 0 chooses it from the current model's context window
+	// (host.ListingBudget).
+	ListingBudget int `json:"listingBudget" conf:",min=0,max=10000000"`
+	// Hint adds a line after a prompt that matches one skill clearly
+	// whose body is not live (host/hint.go).
+	Hint Hint `json:"hint"`
 }
+
+// Hint is the `hint` key: on or off, and how clear a match must be. A
+// prompt's best skill is named when its score is at least MinScore and
+// at least Margin times the runner-up's.
+type Hint struct {
+	Enabled  bool    `json:"enabled"`
+	MinScore float64 `json:"minScore" conf:",min=0,max=1e6"`
+	Margin   float64 `json:"margin" conf:",min=1,max=1e6"`
+}
+
+// DefaultHint is the `hint` key's default.
+func DefaultHint() Hint { return Hint{Enabled: true, MinScore: 8, Margin: 1.5} }
 
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
@@ -122,6 +141,8 @@ func Default() Config {
 		Dedupe:                  DefaultDedupe,
 		Compaction:              DefaultCompaction(),
 		ArchiveVia:              ArchiveViaContextEdit,
+		ListingBudget:           0,
+		Hint:                    DefaultHint(),
 	}
 }
 

@@ -34,6 +34,9 @@ func TestDefaultsMatchReference(t *testing.T) {
 		"compaction": map[string]any{"reattach": true, "budgetTokens": 25000.0, "perSkillTokens": 5000.0},
 		// Not in the reference: how the host applies archives (docs/pi-host.md).
 		"archiveVia": "context_edit",
+		// Not in the reference: the listing budget and the hint (issue 30).
+		"listingBudget": 0.0,
+		"hint":          map[string]any{"enabled": true, "minScore": 8.0, "margin": 1.5},
 	}
 	b, err := json.Marshal(Default())
 	if err != nil {

@@ -28,9 +28,11 @@ const (
 	SkillToolName        = "skill"
 	SkillToolLabel       = "Skill"
 	SkillToolDescription = "Load a skill's instructions (its SKILL.md body in a <skill_content> block, with its base directory and top-level files). " +
-		"Call it when a task matches a skill in <available_skills>, and again if its instructions were archived."
-	SkillToolSnippet = "Load a skill's instructions by name"
-	skillToolArgDesc = "The skill's name, as listed in <available_skills>."
+		"Call it when a task matches a skill in <available_skills>, and again if its instructions were archived. " +
+		"Given a query instead of a name, it searches every installed skill."
+	SkillToolSnippet  = "Load a skill's instructions by name, or search skills by query"
+	skillToolArgDesc  = "The skill's name, as listed in <available_skills> or found by a query."
+	skillToolQueryArg = "Instead of a name: words about the task; answers the best-matching skills."
 )
 
 // SkillToolParameters is the JSON schema of the skill tool's arguments.
@@ -42,8 +44,11 @@ func SkillToolParameters() json.RawMessage {
 				"type":        "string",
 				"description": skillToolArgDesc,
 			},
+			"query": map[string]any{
+				"type":        "string",
+				"description": skillToolQueryArg,
+			},
 		},
-		"required":             []string{"name"},
 		"additionalProperties": false,
 	})
 	return params

@@ -1,0 +1,98 @@
+package host
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
+)
+
+// The listing budget (docs/config.md, listingBudget): the skills section
+// is bounded so that a catalogue of thousands of skills does not fill the
+// context window. Unless the configuration sets it, the budget is
+// ListingShare of the current model's context window (at CharsPerToken
+// characters a token), within ListingFloor and ListingCeiling: 16,000
+// characters at a 200,000-token window. Claude Code takes 1% of the window,
+// Codex 2% or 8,000 characters. The window is the current model's at
+// initialize, kept for the session: a model change or a reload does not move it,
+// so the section changes only with the skill list and the configuration.
+const (
+	ListingShare         = 0.02
+	ListingCharsPerToken = 4
+	ListingFloor         = 8000
+	ListingCeiling       = 40000
+	// listingWindow is the context window assumed when the host gives
+	// none for the current model.
+	listingWindow = 200000
+)
+
+// ListingBudget is the budget in characters of the skills section under
+// configured (the listingBudget key; 0: from the window) for a model of
+// context window tokens (0: unknown).
+func ListingBudget(configured, window int) int {
+	if configured > 0 {
+		return configured
+	}
+	if window <= 0 {
+		window = listingWindow
+	}
+	b := int(float64(window) * ListingCharsPerToken * ListingShare)
+	return min(max(b, ListingFloor), ListingCeiling)
+}
+
+// contextWindow is the context window of the host's current model among
+// models (0: unknown).
+func contextWindow(models []HostModel, current *ModelRef) int {
+	if current == nil {
+		return 0
+	}
+	for _, m := range models {
+		if m.Provider == current.Provider && m.ID == current.ID {
+			return m.ContextWindow
+		}
+	}
+	return 0
+}
+
+// listing is the skills section of the system prompt within the budget
+// for a context window of window tokens (ListingBudget) (skills.BoundedListing): the model-visible skills in the
+// host's order. Never left out: the entry skill (configured, declared or
+// inferred), pinned and helper skills, and skills that declare a role.
+// Left out first: the skills fewest others name (cross-references), the
+// later in the host's order among equals.
+func (w *World) listing(window int) skills.Listing {
+	budget := ListingBudget(w.Config.ListingBudget, window)
+	keep := map[string]bool{w.Config.EntrySkill: true}
+	if w.Config.InferEntrySkill {
+		for _, e := range w.Catalog.Inferred {
+			keep[e] = true
+		}
+	}
+	for _, n := range w.Config.Pinned {
+		keep[n] = true
+	}
+	for _, n := range w.Config.HelperSkills {
+		keep[n] = true
+	}
+	named := map[string]int{}
+	for _, s := range w.Catalog.Skills {
+		if s.Role != skills.RoleNone {
+			keep[s.Name] = true
+		}
+		for _, n := range s.Names {
+			named[n]++
+		}
+	}
+	var list []skills.Budgeted
+	for _, s := range w.Skills.list {
+		if !s.DisableModelInvocation {
+			list = append(list, skills.Budgeted{ListedSkill: skills.ListedSkill{Name: s.Name, Description: s.Description}, Keep: keep[s.Name]})
+		}
+	}
+	prio := make([]int, len(list))
+	for i := range prio {
+		prio[i] = i
+	}
+	slices.SortStableFunc(prio, func(a, b int) int { return cmp.Compare(named[list[b].Name], named[list[a].Name]) })
+	return skills.BoundedListing(list, prio, budget)
+}
