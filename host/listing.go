@@ -2,6 +2,7 @@ package host
 
 import (
 	"cmp"
+	"path/filepath"
 	"slices"
 
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
@@ -58,8 +59,9 @@ func contextWindow(models []HostModel, current *ModelRef) int {
 // for a context window of window tokens (ListingBudget) (skills.BoundedListing): the model-visible skills in the
 // host's order. Never left out: the entry skill (configured, declared or
 // inferred), pinned and helper skills, and skills that declare a role.
-// Left out first: the skills fewest others name (cross-references), the
-// later in the host's order among equals.
+// Left out first: the skills named by the smallest share of their own
+// folder's skills (cross-references), the later in the host's order
+// among equals.
 func (w *World) listing(window int) skills.Listing {
 	budget := ListingBudget(w.Config.ListingBudget, window)
 	keep := map[string]bool{w.Config.EntrySkill: true}
@@ -74,14 +76,33 @@ func (w *World) listing(window int) skills.Listing {
 	for _, n := range w.Config.HelperSkills {
 		keep[n] = true
 	}
+	// A skill's weight is the share of the other skills of its folder
+	// (the pack it came in) that name it: the skills a pack's own bodies
+	// send the model to come first, and a small pack's before a large
+	// one's equally central skills.
+	folder := map[string]string{}
+	size := map[string]int{}
+	for _, s := range w.Skills.list {
+		f := filepath.Dir(filepath.Dir(s.Path))
+		folder[s.Name] = f
+		size[f]++
+	}
 	named := map[string]int{}
 	for _, s := range w.Catalog.Skills {
 		if s.Role != skills.RoleNone {
 			keep[s.Name] = true
 		}
 		for _, n := range s.Names {
-			named[n]++
+			if folder[n] == folder[s.Name] {
+				named[n]++
+			}
 		}
+	}
+	weight := func(name string) float64 {
+		if n := size[folder[name]]; n > 1 {
+			return float64(named[name]) / float64(n-1)
+		}
+		return 0
 	}
 	var list []skills.Budgeted
 	for _, s := range w.Skills.list {
@@ -93,6 +114,6 @@ func (w *World) listing(window int) skills.Listing {
 	for i := range prio {
 		prio[i] = i
 	}
-	slices.SortStableFunc(prio, func(a, b int) int { return cmp.Compare(named[list[b].Name], named[list[a].Name]) })
+	slices.SortStableFunc(prio, func(a, b int) int { return cmp.Compare(weight(list[b].Name), weight(list[a].Name)) })
 	return skills.BoundedListing(list, prio, budget)
 }
