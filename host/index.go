@@ -26,7 +26,10 @@ type Index struct {
 
 // NewIndex indexes the host's list: a skill without a name or a path,
 // and the second of two with one name, are left out with a diagnostic.
-func NewIndex(list []HostSkill) *Index {
+func NewIndex(list []HostSkill) *Index { return newIndex(list, nil) }
+
+// newIndex is NewIndex resolving links with res (nil: none remembered).
+func newIndex(list []HostSkill, res *skills.Resolver) *Index {
 	c := &Index{byName: map[string]int{}, byPath: map[string]int{}, byShown: map[string]int{}}
 	for _, s := range list {
 		if s.Name == "" || s.Path == "" {
@@ -41,7 +44,7 @@ func NewIndex(list []HostSkill) *Index {
 		c.list = append(c.list, s)
 		c.byName[s.Name] = i
 		c.byPath[filepath.Clean(s.Path)] = i
-		if real, err := filepath.EvalSymlinks(s.Path); err == nil {
+		if real, err := res.EvalSymlinks(s.Path); err == nil {
 			c.byPath[real] = i
 		}
 	}

@@ -161,7 +161,7 @@ func TestEditedDescriptionReranks(t *testing.T) {
 		t.Errorf("after the edit beta does not rank first on its new description:\n%s", ex)
 	}
 	// The model's listing keeps the host's description until a reload.
-	if strings.Contains(init.SystemPromptSection, "nginx") || strings.Contains(s.World().section(), "nginx") {
-		t.Errorf("the listing took the file's new description before a reload:\n%s", s.World().section())
+	if strings.Contains(init.SystemPromptSection, "nginx") || strings.Contains(s.World().listing(0).Section, "nginx") {
+		t.Errorf("the listing took the file's new description before a reload:\n%s", s.World().listing(0).Section)
 	}
 }

@@ -2,6 +2,9 @@ package host
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
@@ -39,7 +42,11 @@ type Source struct {
 // It is the one place a catalog is built: the engine's (lifecycle.CatalogOf:
 // calls, inferred entry, BM25 index) and the host's index.
 func NewWorld(list []HostSkill, parsed []skills.Skill, cfg rules.Config, diags []string) *World {
-	w := &World{Skills: NewIndex(list), Parsed: make(map[string]*skills.Skill, len(parsed)), Config: cfg}
+	return newWorld(NewIndex(list), parsed, cfg, diags)
+}
+
+func newWorld(idx *Index, parsed []skills.Skill, cfg rules.Config, diags []string) *World {
+	w := &World{Skills: idx, Parsed: make(map[string]*skills.Skill, len(parsed)), Config: cfg}
 	for i := range parsed {
 		w.Parsed[parsed[i].Name] = &parsed[i]
 	}
@@ -50,28 +57,55 @@ func NewWorld(list []HostSkill, parsed []skills.Skill, cfg rules.Config, diags [
 
 // Load reads the world of src: every listed skill's file (skills.ReadSkill:
 // a file that resolves outside its folder, or is not a regular file, is
-// refused with a diagnostic) and the configuration (LoadConfig).
+// refused with a diagnostic) and the configuration (LoadConfig). The
+// files are read by one worker per CPU, links resolved once per folder
+// (skills.Resolver); the world keeps the host's order.
 func Load(src Source) *World {
-	var parsed []skills.Skill
+	res := skills.NewResolver()
+	idx := newIndex(src.Skills, res)
+	out := make([]skills.Skill, len(idx.list))
+	errs := make([]error, len(idx.list))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(idx.list)/64)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(idx.list) {
+					return
+				}
+				hs := idx.list[i]
+				s, _, err := skills.ReadSkillWith(res, hs.Path)
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				// The host's name is the skill's. Ranking follows the file's
+				// description (the host's when the file has none): after an
+				// edit the re-index reads the new one, which the host lists
+				// only after a reload; the model sees the host's listing.
+				s.Name = hs.Name
+				if s.Description == "" {
+					s.Description = hs.Description
+				}
+				out[i] = *s
+			}
+		}()
+	}
+	wg.Wait()
 	var diags []string
-	for _, hs := range NewIndex(src.Skills).list {
-		s, _, err := skills.ReadSkill(hs.Path)
-		if err != nil {
-			diags = append(diags, fmt.Sprintf("skill %q: %v", hs.Name, err))
+	parsed := out[:0]
+	for i := range out {
+		if errs[i] != nil {
+			diags = append(diags, fmt.Sprintf("skill %q: %v", idx.list[i].Name, errs[i]))
 			continue
 		}
-		// The host's name is the skill's. Ranking follows the file's
-		// description (the host's when the file has none): after an edit
-		// the re-index reads the new one, which the host lists only after
-		// a reload; the model sees the host's listing (Skills).
-		s.Name = hs.Name
-		if s.Description == "" {
-			s.Description = hs.Description
-		}
-		parsed = append(parsed, *s)
+		parsed = append(parsed, out[i])
 	}
 	cfg, cd := LoadConfig(src)
-	return NewWorld(src.Skills, parsed, cfg, append(diags, cd...))
+	return newWorld(idx, parsed, cfg, append(diags, cd...))
 }
 
 // OfCatalog is the world of skills discovered on disk (skills.Discover:

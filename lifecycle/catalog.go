@@ -18,6 +18,19 @@ import (
 // relevance.Index with default parameters over names, descriptions and
 // headings. It is the one catalog builder (host.NewWorld calls it).
 func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
+	// The cross-references (entry inference) and the relevance index
+	// are built side by side: each reads every skill, neither needs the
+	// other.
+	var ix rules.Ranker
+	done := make(chan struct{})
+	if ranker == nil {
+		go func() {
+			defer close(done)
+			ix = indexOf(ss)
+		}()
+	} else {
+		close(done)
+	}
 	bodies := make([]relevance.Body, len(ss))
 	for i, s := range ss {
 		bodies[i] = relevance.Body{Name: s.Name, Text: s.Body}
@@ -52,12 +65,9 @@ func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 	if len(cat.Inferred) > 0 {
 		cat.InferredEntry = slices.Min(cat.Inferred)
 	}
+	<-done
 	if cat.Ranker == nil {
-		docs := make([]relevance.Doc, len(ss))
-		for i := range ss {
-			docs[i] = DocOf(&ss[i])
-		}
-		cat.Ranker = relevance.NewIndex(docs, relevance.DefaultParams())
+		cat.Ranker = ix
 	}
 	return cat
 }
@@ -75,4 +85,13 @@ func DocOf(s *skills.Skill) relevance.Doc {
 		}
 	}
 	return d
+}
+
+// indexOf is the relevance index of ss (DocOf of each skill).
+func indexOf(ss []skills.Skill) *relevance.Index {
+	docs := make([]relevance.Doc, len(ss))
+	for i := range ss {
+		docs[i] = DocOf(&ss[i])
+	}
+	return relevance.NewIndex(docs, relevance.DefaultParams())
 }

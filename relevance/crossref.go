@@ -2,8 +2,11 @@ package relevance
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -143,13 +146,38 @@ func CrossRefs(bodies []Body) map[string]Refs {
 			}
 		}
 	}
-	out := make(map[string]Refs, len(bodies))
-	var sc scanner
-	for _, b := range bodies {
-		if _, done := out[b.Name]; done {
-			continue // a repeated name: the first body is the skill
+	// A repeated name: the first body is the skill. The bodies are
+	// scanned by one worker per CPU, each with its own scanner.
+	first := make([]int, 0, len(bodies))
+	seen := make(map[string]bool, len(bodies))
+	for i, b := range bodies {
+		if !seen[b.Name] {
+			seen[b.Name] = true
+			first = append(first, i)
 		}
-		out[b.Name] = sc.scan(b.Name, b.Text, names)
+	}
+	refs := make([]Refs, len(first))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(first)/256)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sc scanner
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(first) {
+					return
+				}
+				b := bodies[first[k]]
+				refs[k] = sc.scan(b.Name, b.Text, names)
+			}
+		}()
+	}
+	wg.Wait()
+	out := make(map[string]Refs, len(first))
+	for k, i := range first {
+		out[bodies[i].Name] = refs[k]
 	}
 	return out
 }

@@ -17,12 +17,14 @@ var ErrOutside = errors.New("resolves outside the skill's folder")
 // skill's folder (the folder of path, links resolved), anything but a
 // regular file, a file over MaxFileSize and a file whose frontmatter has
 // an error. baseDir is the skill's folder, links resolved.
-func ReadSkill(path string) (s *Skill, baseDir string, err error) {
-	realDir, err := filepath.EvalSymlinks(filepath.Dir(path))
+func ReadSkill(path string) (s *Skill, baseDir string, err error) { return readSkill(nil, path) }
+
+func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
+	realDir, err := r.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
 		return nil, "", err
 	}
-	realFile, err := filepath.EvalSymlinks(path)
+	realFile, err := r.EvalSymlinks(path)
 	if err != nil {
 		return nil, "", err
 	}

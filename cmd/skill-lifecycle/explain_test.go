@@ -78,3 +78,15 @@ func TestExplainDiscoversFromCwd(t *testing.T) {
 		t.Errorf("prompt naming %s ranks %+v", target.Name, got.Ranking)
 	}
 }
+
+// TestExplainMemoryLimitFromCatalog: explain's soft memory limit is sized
+// from the heap the catalogue holds, never below 100 MiB: a fixed 100 MiB
+// under a 600 MB heap made the collector run all the time (issue 30).
+func TestExplainMemoryLimitFromCatalog(t *testing.T) {
+	for _, heap := range []uint64{0, 10 << 20, 600 << 20, 4 << 30} {
+		got := memoryLimitFor(heap)
+		if got < 100<<20 || got < int64(heap)+int64(heap)/2 {
+			t.Errorf("memoryLimitFor(%d MiB) = %d MiB, want at least 100 MiB and 1.5 times the heap", heap>>20, got>>20)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package skills
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Resolver resolves symbolic links in absolute paths as
+// filepath.EvalSymlinks does, remembering each folder it resolved: the
+// skills of a catalogue share their parent folders, so resolving N skill
+// files costs about 2N lstat calls instead of one per path element (ten
+// or more each). A path that is not absolute and clean is handed to
+// filepath.EvalSymlinks whole, since ".." after a link must follow the
+// link. The folders it remembers are those of the moment they were
+// first resolved: a Resolver is for one pass over a catalogue (a world
+// build), not kept. It is safe for concurrent use.
+type Resolver struct {
+	mu   sync.Mutex
+	dirs map[string]string // clean absolute folder -> resolved
+}
+
+// NewResolver returns an empty Resolver.
+func NewResolver() *Resolver { return &Resolver{dirs: map[string]string{}} }
+
+// EvalSymlinks is filepath.EvalSymlinks(p), for p in a remembered folder
+// at the cost of one lstat.
+func (r *Resolver) EvalSymlinks(p string) (string, error) {
+	if r == nil || !filepath.IsAbs(p) || filepath.Clean(p) != p {
+		return filepath.EvalSymlinks(p)
+	}
+	return r.resolve(p)
+}
+
+func (r *Resolver) resolve(p string) (string, error) {
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	if base == "" || dir == p {
+		return filepath.EvalSymlinks(p)
+	}
+	real, err := r.dir(dir)
+	if err != nil {
+		return "", err
+	}
+	full := filepath.Join(real, base)
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return "", &os.PathError{Op: "lstat", Path: p, Err: underlying(err)}
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return filepath.EvalSymlinks(full)
+	}
+	return full, nil
+}
+
+// dir is the resolved form of folder d (absolute and clean).
+func (r *Resolver) dir(d string) (string, error) {
+	r.mu.Lock()
+	real, ok := r.dirs[d]
+	r.mu.Unlock()
+	if ok {
+		return real, nil
+	}
+	var err error
+	if parent := filepath.Dir(d); parent == d {
+		real = d
+	} else {
+		real, err = r.resolve(d)
+		if err != nil {
+			return "", err
+		}
+	}
+	r.mu.Lock()
+	r.dirs[d] = real
+	r.mu.Unlock()
+	return real, nil
+}
+
+func underlying(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// ReadSkillWith is ReadSkill, resolving links with r (nil: none
+// remembered).
+func ReadSkillWith(r *Resolver, path string) (s *Skill, baseDir string, err error) {
+	return readSkill(r, path)
+}

@@ -1,0 +1,69 @@
+package skills
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestResolverMatchesEvalSymlinks: the Resolver resolves every kind of
+// path as filepath.EvalSymlinks does (a linked skill folder, a linked
+// parent, a linked file, a dangling link, ".." after a link, a relative
+// path), also when asked again from its memory, and ReadSkillWith refuses
+// a file that leaves its folder as ReadSkill does.
+func TestResolverMatchesEvalSymlinks(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel, text string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(root, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := "---\nname: a\ndescription: d\n---\nbody\n"
+	mk("real/skills/a/SKILL.md", body)
+	mk("real/skills/b/SKILL.md", body)
+	mk("outside/secret.md", body)
+	mk("real/skills/c/notes.md", body)
+	link(filepath.Join(root, "real"), "linked")
+	link(filepath.Join(root, "real/skills/a"), "real/skills/a2")
+	link(filepath.Join(root, "outside/secret.md"), "real/skills/c/SKILL.md")
+	link(filepath.Join(root, "nowhere"), "real/skills/dangling")
+	paths := []string{
+		filepath.Join(root, "real/skills/a/SKILL.md"),
+		filepath.Join(root, "linked/skills/b/SKILL.md"),
+		filepath.Join(root, "linked/skills/a2/SKILL.md"),
+		filepath.Join(root, "real/skills/c/SKILL.md"),
+		filepath.Join(root, "real/skills/dangling/SKILL.md"),
+		filepath.Join(root, "real/skills/missing/SKILL.md"),
+		filepath.Join(root, "real/skills/a2/../b/SKILL.md"),
+		filepath.Join(root, "real/skills/a"),
+		"real/skills/a/SKILL.md",
+		root + "/linked/skills/a2/../../skills/b/SKILL.md",
+	}
+	r := NewResolver()
+	for pass := range 2 {
+		for _, p := range paths {
+			want, wantErr := filepath.EvalSymlinks(p)
+			got, err := r.EvalSymlinks(p)
+			if got != want || (err == nil) != (wantErr == nil) {
+				t.Errorf("pass %d: %s: got %q, %v; filepath.EvalSymlinks %q, %v", pass, p, got, err, want, wantErr)
+			}
+		}
+	}
+	_, _, err := ReadSkillWith(r, filepath.Join(root, "real/skills/c/SKILL.md"))
+	if !errors.Is(err, ErrOutside) {
+		t.Errorf("a SKILL.md linked outside its folder: %v, want ErrOutside", err)
+	}
+	if s, _, err := ReadSkillWith(r, filepath.Join(root, "linked/skills/a2/SKILL.md")); err != nil || s.Body == "" {
+		t.Errorf("a linked skill folder: %v", err)
+	}
+}
