@@ -98,22 +98,22 @@ func (w *World) listing(window int) skills.Listing {
 			}
 		}
 	}
-	weight := func(name string) float64 {
-		if n := size[folder[name]]; n > 1 {
-			return float64(named[name]) / float64(n-1)
-		}
-		return 0
-	}
 	var list []skills.Budgeted
+	var weight []float64
 	for _, s := range w.Skills.list {
 		if !s.DisableModelInvocation {
 			list = append(list, skills.Budgeted{ListedSkill: skills.ListedSkill{Name: s.Name, Description: s.Description}, Keep: keep[s.Name]})
+			wt := 0.0
+			if n := size[folder[s.Name]]; n > 1 {
+				wt = float64(named[s.Name]) / float64(n-1)
+			}
+			weight = append(weight, wt)
 		}
 	}
 	prio := make([]int, len(list))
 	for i := range prio {
 		prio[i] = i
 	}
-	slices.SortStableFunc(prio, func(a, b int) int { return cmp.Compare(weight(list[b].Name), weight(list[a].Name)) })
+	slices.SortStableFunc(prio, func(a, b int) int { return cmp.Compare(weight[b], weight[a]) })
 	return skills.BoundedListing(list, prio, budget)
 }

@@ -62,17 +62,31 @@ func BoundedListing(list []Budgeted, priority []int, budget int) Listing {
 	const perEntry = len("  <skill>\n    <name></name>\n    <description></description>\n  </skill>\n")
 	names := make([]int, len(list))
 	descs := make([]string, len(list))
+	full := make([]int, len(list))   // the description's length, whole
+	runes := make([]int, len(list))  // its length in runes
+	plain := make([]bool, len(list)) // ModelText leaves it as it is
 	maxDesc := 0
 	for i, s := range list {
 		names[i] = perEntry + utf16Len(ModelText(s.Name))
 		descs[i] = strings.TrimSpace(s.Description)
-		maxDesc = max(maxDesc, utf8.RuneCountInString(descs[i]))
+		m := ModelText(descs[i])
+		full[i], runes[i], plain[i] = utf16Len(m), utf8.RuneCountInString(descs[i]), m == descs[i]
+		maxDesc = max(maxDesc, runes[i])
+	}
+	descLen := func(i, cut int) int {
+		switch {
+		case cut <= 0 || runes[i] <= cut:
+			return full[i]
+		case plain[i]:
+			return utf16Len(shortenHead(descs[i], cut)) + 1 // and "…"
+		}
+		return utf16Len(ModelText(Shorten(descs[i], cut)))
 	}
 	size := func(cut int, in []bool) int {
 		n := fixed
 		for i := range list {
 			if in == nil || in[i] {
-				n += names[i] + utf16Len(ModelText(Shorten(descs[i], cut)))
+				n += names[i] + descLen(i, cut)
 			}
 		}
 		return n
@@ -115,7 +129,7 @@ func BoundedListing(list []Budgeted, priority []int, budget int) Listing {
 	for i, s := range list {
 		if s.Keep {
 			in[i] = true
-			used += names[i] + utf16Len(ModelText(Shorten(descs[i], cut)))
+			used += names[i] + descLen(i, cut)
 		}
 	}
 	line := utf16Len(OmittedLine(len(list)))
@@ -123,7 +137,7 @@ func BoundedListing(list []Budgeted, priority []int, budget int) Listing {
 		if i < 0 || i >= len(list) || in[i] {
 			continue
 		}
-		n := names[i] + utf16Len(ModelText(Shorten(descs[i], cut)))
+		n := names[i] + descLen(i, cut)
 		if used+n+line > budget {
 			continue
 		}
@@ -139,6 +153,12 @@ func Shorten(s string, n int) string {
 	if n <= 0 || utf8.RuneCountInString(s) <= n {
 		return s
 	}
+	return shortenHead(s, n) + "…"
+}
+
+// shortenHead is what Shorten keeps of s, which is longer than n runes,
+// before the "…".
+func shortenHead(s string, n int) string {
 	end, k := 0, 0
 	for i := range s {
 		if k == n-1 {
@@ -151,7 +171,7 @@ func Shorten(s string, n int) string {
 	if sp := strings.LastIndexAny(head, " \t\n"); sp > len(head)/2 {
 		head = head[:sp]
 	}
-	return strings.TrimRight(head, " \t\n,;:.") + "…"
+	return strings.TrimRight(head, " \t\n,;:.")
 }
 
 // utf16Len is the length of s in UTF-16 code units.
