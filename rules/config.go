@@ -108,7 +108,7 @@ type Hint struct {
 }
 
 // DefaultHint is the `hint` key's default.
-func DefaultHint() Hint { return Hint{Enabled: true, MinScore: 25, Margin: 2.5} }
+func DefaultHint() Hint { return Hint{Enabled: true, MinScore: 30, Margin: 2.5} }
 
 // Default returns the configuration used when no file sets anything.
 func Default() Config {

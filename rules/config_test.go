@@ -36,7 +36,7 @@ func TestDefaultsMatchReference(t *testing.T) {
 		"archiveVia": "context_edit",
 		// Not in the reference: the listing budget and the hint (issue 30).
 		"listingBudget": 0.0,
-		"hint":          map[string]any{"enabled": true, "minScore": 25.0, "margin": 2.5},
+		"hint":          map[string]any{"enabled": true, "minScore": 30.0, "margin": 2.5},
 	}
 	b, err := json.Marshal(Default())
 	if err != nil {
