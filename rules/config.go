@@ -79,10 +79,10 @@ type Config struct {
 	// archiving); off, they are archived as soon as they are judged.
 	CacheAware CacheAware `json:"cacheAware"`
 	// Dedupe is what the skill tool does for a body already visible:
-	// DedupeAlreadyLoaded or DedupeArchiveOlder (docs/compaction.md).
+	// DedupeAlreadyLoaded or DedupeArchiveOlder (docs/protocol.md).
 	Dedupe string `json:"dedupe" conf:",oneof=already-loaded|archive-older"`
 	// Compaction is what happens to the loaded bodies when the host
-	// compacts the conversation (docs/compaction.md).
+	// compacts the conversation (docs/protocol.md).
 	Compaction Compaction `json:"compaction"`
 	// ArchiveVia is how the host applies an archival: ArchiveViaContextEdit
 	// (the default), ArchiveViaHook or ArchiveViaContextEditOnly

@@ -29,7 +29,7 @@ func TestDefaultsMatchReference(t *testing.T) {
 			"largeBodyChars": 8000.0},
 		// Not in the reference: a skill's files go with its body (docs/config.md).
 		"archiveResources": true,
-		// Not in the reference: dedupe and compaction (docs/compaction.md).
+		// Not in the reference: dedupe and compaction (docs/protocol.md).
 		"dedupe":     "already-loaded",
 		"compaction": map[string]any{"reattach": true, "budgetTokens": 25000.0, "perSkillTokens": 5000.0},
 		// Not in the reference: how the host applies archives (docs/pi-host.md).

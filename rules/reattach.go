@@ -45,7 +45,7 @@ const (
 	DedupeArchiveOlder  = "archive-older"
 	DedupeAlreadyLoaded = "already-loaded"
 	// DefaultDedupe is the cheaper of the two on the recorded sessions
-	// (docs/compaction.md gives the replay figures).
+	// (docs/protocol.md, skill/load).
 	DefaultDedupe = DedupeAlreadyLoaded
 )
 
