@@ -18,10 +18,9 @@ import (
 // snapshot taken at initialize. A change is acted on once the files have
 // been still for watchQuiet: the changed skills are re-read, so the engine
 // ranks with their new descriptions and headings and the skill tool
-// delivers their new text (it reads the file at each load); the listing in
-// the system prompt is left as it is until the host reloads (skills/update)
-// or a new session starts, since changing it mid-session would cost a
-// prompt-cache miss. The user is told once per distinct change.
+// delivers their new text; the listing in the system prompt waits for
+// skills/update or a new session (docs/protocol.md, user_prompt). The
+// user is told once per distinct change.
 const (
 	watchInterval = 2 * time.Second
 	watchQuiet    = 300 * time.Millisecond

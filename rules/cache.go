@@ -13,15 +13,10 @@ import (
 )
 
 // CacheAware is the `cacheAware` option: when the bodies that the
-// relevance rules drop are actually archived. Off ("relevance-only"), a
-// body is archived as soon as it is judged. On (the default), it is only
-// marked due, and archived at a model request when that pays under
-// prefix-cache pricing, counting the chance that the agent needs it again:
-// the cache is cold anyway, or the prefix is already broken at or before
-// the body, or the savings over the expected remaining requests exceed the
-// one-time cost of rewriting what follows it plus the expected comeback;
-// the context bound caps what stays due. docs/cache-aware.md explains the
-// arithmetic.
+// relevance rules drop are archived. Off ("relevance-only"), at once; on
+// (the default), they are marked due and archived at a model request when
+// that pays under prefix-cache pricing. docs/cache-aware.md gives the
+// arithmetic and the policy, and why each default is what it is.
 type CacheAware struct {
 	Enabled bool `json:"enabled"`
 	// ReadPrice and WritePrice are the prices of a cached read and of a
@@ -41,17 +36,12 @@ type CacheAware struct {
 	// been kept for this many requests.
 	HorizonRequests int `json:"horizonRequests" conf:",min=0,max=1000000"`
 	// HorizonWarm makes the horizon archive an overdue body whatever the
-	// cache: true breaks a warm cache at the body. False (the default): an
-	// overdue body goes at a cold request, when a rewrite reaches it, when
-	// archiving pays without counting a comeback, or when the context
-	// bound needs it.
+	// cache; false (the default): an overdue body is weighed without a
+	// comeback.
 	HorizonWarm bool `json:"horizonWarm"`
-	// MaxDueShare bounds the context that due bodies may hold: when the
-	// bodies kept due, with the files of their folders that go with them,
-	// would make the request more than this fraction larger than it would
-	// be with them archived, the cheapest batch that brings it back under
-	// the bound is archived. It keeps peak context close to
-	// relevance-only's.
+	// MaxDueShare is the context bound: the largest fraction by which due
+	// bodies, with their files, may make a request larger than it would be
+	// without them.
 	MaxDueShare float64 `json:"maxDueShare" conf:",min=0,max=1000"`
 	// The number of requests still to come is estimated as the number made
 	// so far in the session, clamped to [MinRemainingRequests,
@@ -59,25 +49,16 @@ type CacheAware struct {
 	MinRemainingRequests int `json:"minRemainingRequests" conf:",min=0,max=1000000"`
 	MaxRemainingRequests int `json:"maxRemainingRequests" conf:",min=0,max=1000000"`
 	// BoundMinChars is the size in characters (bodies and their files)
-	// below which what is kept due never triggers the context bound: a
-	// context is not rewritten for a few small bodies.
+	// below which due material never triggers the context bound.
 	BoundMinChars float64 `json:"boundMinChars" conf:",min=0,max=1e12"`
 	// ComebackBase is the probability that the agent needs an archived
-	// body again when nothing more is known of it; ComebackLikely the
-	// probability when something points to it (a helper, a skill loaded
-	// more than once, a body dropped mid-run in the run that uses it; not
-	// a body that merely names it). A skill archived once and loaded again counts
-	// as certain to come back, except a copy of the entry skill that has
-	// routed again (ReleaseRoutedEntry). The expected comeback (a request re-reading
-	// the context, the body written again) is charged to every archive.
+	// body again when nothing more is known of it; ComebackLikely when
+	// something points to it (Comeback says what).
 	ComebackBase   float64 `json:"comebackBase" conf:",min=0,max=1"`
 	ComebackLikely float64 `json:"comebackLikely" conf:",min=0,max=1"`
 	// ColdConfidence is the probability that a request more than
-	// cacheTTLSeconds after the previous one really finds the cache cold
-	// (a provider may keep it longer: Anthropic's 1-hour cache, extended
-	// retention, a host that keeps it warm). 1 trusts the lifetime fully.
-	// A cold cache reported by the host, a model change or a compaction is
-	// certain whatever this says.
+	// cacheTTLSeconds after the previous one finds the cache cold; a cold
+	// cache the host reports, or a model change, is certain.
 	ColdConfidence float64 `json:"coldConfidence" conf:",min=0,max=1"`
 	// FromModel makes the host's word on the model in use win over
 	// ReadPrice, WritePrice and CacheTTLSeconds: its cache prices
@@ -90,27 +71,13 @@ type CacheAware struct {
 	// declared one (Lifetime): once a pause was found warm or cold, later
 	// pauses are judged by that instead of ColdConfidence.
 	LearnFromUsage bool `json:"learnFromUsage"`
-	// ReleaseRoutedEntry lets the entry skill's body go once it has done
-	// its work. The entry skill routes: when a skill its body names is
-	// loaded in the run that loaded it, the body, pinned by pinEntrySkill
-	// alone, is weighed at the next request, and only then: archived if
-	// that pays (the rewrite runs from the body to where the request's new
-	// part begins, which is written anyway), else it stays pinned. Each
-	// copy is weighed once: a copy the agent loads for a later task is
-	// weighed when it routes in turn, with comebackBase (reading the
-	// router at a new task is its use, not a comeback). A copy loaded
-	// again in the run whose copy was weighed stays pinned.
-	// docs/cache-aware.md, "The entry skill".
+	// ReleaseRoutedEntry weighs each copy of the entry skill's body, pinned
+	// by pinEntrySkill alone, once, at the request after it has routed
+	// (docs/cache-aware.md, "The entry skill").
 	ReleaseRoutedEntry bool `json:"releaseRoutedEntry"`
-	// LargeBodyChars, when above 0, changes what a mid-run load keeps of
-	// an earlier run's body of at least this many characters: its score
-	// against the new skill (at least relativeScore × the best), a keyword
-	// rule or a pin, but not its rank (topK). Against a skill's own
-	// description, the top ranks are the new skill and its neighbours, in
-	// a staged pack the stage the agent just left; keeping a large body on
-	// that is paid again at every request, while archiving it is weighed
-	// like any other, its comeback counted. docs/cache-aware.md, "Large
-	// bodies".
+	// LargeBodyChars, when above 0, is the size from which a mid-run load
+	// keeps an earlier run's body only on its score, a keyword rule or a
+	// pin, not on its rank (docs/cache-aware.md, "Large bodies").
 	LargeBodyChars int `json:"largeBodyChars" conf:",min=0,max=1000000"`
 }
 

@@ -24,9 +24,7 @@ type ComebackFacts struct {
 // is its use, not a return the archive caused); 1 for a skill that was
 // archived and loaded again before; comebackLikely for a helper, a skill
 // loaded more than once, or a body dropped mid-run in the run that loaded
-// it; comebackBase otherwise. A body that names the skill is no sign that
-// it will be needed again: a router lists every skill and a stage points
-// at the stages around it.
+// it; comebackBase otherwise. A body naming the skill is no sign.
 func Comeback(c CacheAware, f ComebackFacts) float64 {
 	switch {
 	case f.Due == ArchiveSuperseded:

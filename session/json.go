@@ -12,11 +12,9 @@ import (
 // A small JSON parser for session lines. encoding/json validates a line and
 // then decodes it by reflection, twice for nested raw fields; session files
 // are large and read whole, so lines are parsed once into a light tree whose
-// unescaped strings and raw sub-values share the line's memory. Measured
-// against encoding/json (BenchmarkReadCorpora, 1 December 2026): with
-// encoding/json the reader made replay 38% slower on the shared corpora
-// and 42% slower on BenchmarkReplay's corpus, and a long text line cost
-// 4.2 times its size instead of 2.5.
+// unescaped strings and raw sub-values share the line's memory
+// (docs/replay.md, "Speed and memory", has the figures against
+// encoding/json).
 
 type jkind uint8
 
