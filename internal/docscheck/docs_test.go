@@ -1,0 +1,216 @@
+package docscheck
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// maxDocLines is issue 28's cap on the docs: every Markdown file of the
+// repository but vendored, generated and test data, and the changelog.
+const maxDocLines = 2500
+
+const root = "../.."
+
+// skipped reports whether a path (relative to the root, slash-separated)
+// is outside the docs the cap counts.
+func skipped(rel string, dir bool) bool {
+	base := filepath.Base(rel)
+	if dir {
+		switch base {
+		case ".git", "node_modules", "testdata", ".tools", "dist":
+			return true
+		}
+		return strings.HasPrefix(base, ".") && rel != "."
+	}
+	return rel == "extension/CHANGELOG.md"
+}
+
+func docs(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if skipped(rel, d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(rel, ".md") {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no Markdown file found under %s", root)
+	}
+	return out
+}
+
+func TestDocsLineBudget(t *testing.T) {
+	total := 0
+	for _, rel := range docs(t) {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := bytes.Count(data, []byte("\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			n++
+		}
+		t.Logf("%5d %s", n, rel)
+		total += n
+	}
+	t.Logf("%5d in all", total)
+	if total > maxDocLines {
+		t.Errorf("the docs hold %d lines, over issue 28's cap of %d: shorten them", total, maxDocLines)
+	}
+}
+
+var (
+	// mdLink is an inline Markdown link or image: [text](target).
+	mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	// docMention is a doc named in prose or in a comment: docs/x.md.
+	docMention = regexp.MustCompile(`\bdocs/[A-Za-z0-9_.-]+\.md\b`)
+)
+
+// anchor is GitHub's heading slug: lower case, punctuation dropped but
+// hyphens and underscores, spaces as hyphens.
+func anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func anchors(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]bool{}
+	fence := false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		if fence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		h = strings.NewReplacer("`", "", "*", "").Replace(h)
+		a := anchor(h)
+		for i := 0; ; i++ { // GitHub numbers repeated headings
+			k := a
+			if i > 0 {
+				k = a + "-" + string(rune('0'+i))
+			}
+			if !out[k] {
+				out[k] = true
+				break
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestDocsLinksResolve(t *testing.T) {
+	for _, rel := range docs(t) {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Dir(filepath.Join(root, rel))
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path, frag, _ := strings.Cut(target, "#")
+				file := filepath.Join(root, rel)
+				if path != "" {
+					file = filepath.Join(dir, filepath.FromSlash(path))
+					if _, err := os.Stat(file); err != nil {
+						t.Errorf("%s:%d: link %q: %v", rel, i+1, target, err)
+						continue
+					}
+				}
+				if frag != "" && strings.HasSuffix(file, ".md") && !anchors(t, file)[frag] {
+					t.Errorf("%s:%d: link %q: no heading with that anchor in %s", rel, i+1, target, filepath.Base(file))
+				}
+			}
+		}
+	}
+}
+
+// notOurs are files whose docs/x.md are another project's: the live
+// benchmark's scripted agent writes docs into its own repository.
+var notOurs = map[string]bool{
+	"bench/live/scenarios.go":         true,
+	"internal/docscheck/docs_test.go": true,
+}
+
+// TestDocsMentionsExist checks that every docs/x.md named in a doc or in
+// Go source exists, so merging or renaming a doc leaves no stale pointer.
+func TestDocsMentionsExist(t *testing.T) {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if skipped(rel, d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || notOurs[rel] || !(strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, ".ts") || strings.HasSuffix(rel, ".sh")) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range docMention.FindAllString(line, -1) {
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(m))); err != nil {
+					t.Errorf("%s:%d: names %s, which does not exist", rel, i+1, m)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
