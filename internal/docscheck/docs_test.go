@@ -86,6 +86,11 @@ var (
 	mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	// docMention is a doc named in prose or in a comment: docs/x.md.
 	docMention = regexp.MustCompile(`\bdocs/[A-Za-z0-9_.-]+\.md\b`)
+	// sectionRef is a section of a doc named after it, in italics or in
+	// quotes: docs/x.md, *Heading* or docs/x.md, "Heading".
+	sectionRef = regexp.MustCompile(`\b(?:docs/)?([a-z0-9-]+\.md),? (?:\*([^*]+)\*|"([^"]+)")`)
+	// joinLines folds a comment or paragraph that goes on over lines.
+	joinLines = regexp.MustCompile(`\n[ \t]*(?://|#)?[ \t]*`)
 )
 
 // anchor is GitHub's heading slug: lower case, punctuation dropped but
@@ -172,6 +177,30 @@ func TestDocsLinksResolve(t *testing.T) {
 	}
 }
 
+// sections lists the headings of a doc and the bold lead-ins of its
+// paragraphs (**What counts as trust.**), both places a reader can be
+// sent to by name.
+func sections(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	clean := strings.NewReplacer("`", "", "*", "")
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "#") {
+			out[clean.Replace(strings.TrimSpace(strings.TrimLeft(line, "#")))] = true
+		}
+		for _, m := range boldLead.FindAllStringSubmatch(line, -1) {
+			out[clean.Replace(strings.TrimRight(m[1], ".:"))] = true
+		}
+	}
+	return out
+}
+
+var boldLead = regexp.MustCompile(`\*\*([^*]+?)\*\*`)
+
 // notOurs are files whose docs/x.md are another project's: the live
 // benchmark's scripted agent writes docs into its own repository.
 var notOurs = map[string]bool{
@@ -206,6 +235,19 @@ func TestDocsMentionsExist(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(m))); err != nil {
 					t.Errorf("%s:%d: names %s, which does not exist", rel, i+1, m)
 				}
+			}
+		}
+		for _, m := range sectionRef.FindAllStringSubmatch(joinLines.ReplaceAllString(string(data), " "), -1) {
+			doc := filepath.Join(root, "docs", m[1])
+			if m[1] == "README.md" {
+				doc = filepath.Join(root, m[1])
+			}
+			if _, err := os.Stat(doc); err != nil {
+				continue // another project's file, or a mention TestDocsMentionsExist reports
+			}
+			name := strings.NewReplacer("`", "").Replace(m[2] + m[3])
+			if !sections(t, doc)[name] {
+				t.Errorf("%s: names section %q of %s, which has no such heading", rel, name, m[1])
 			}
 		}
 		return nil

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// The host contract behind cacheWarm (docs/pi-host.md, "cache_warming_decision"):
+// The host contract behind cacheWarm (docs/pi-host.md, "Events the bridge uses"):
 // Pi 1.6 keeps a model's prompt cache warm by replaying the last request with
 // a one-token output cap shortly before the cache lifetime runs out, and asks
 // extensions first with cache_warming_decision. The bridge turns a "warm"
