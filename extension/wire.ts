@@ -233,7 +233,11 @@ export interface UserPromptResult {
 
 // host.BeforeRequestParams
 export interface BeforeRequestParams {
-	loads: LoadRef[];
+	from?: number;
+	messages?: Message[];
+	systemPromptSize?: number;
+	cwd?: string;
+	loads?: LoadRef[];
 	sincePreviousMs?: number;
 	cacheCold?: boolean;
 	cacheWarm?: boolean;
@@ -244,6 +248,35 @@ export interface BeforeRequestParams {
 	changedFrom?: number;
 	previousUsage?: UsageParams;
 	previousSize?: number;
+}
+
+// host.Message
+export interface Message {
+	role: string;
+	content?: unknown;
+	toolCallId?: string;
+	toolName?: string;
+	isError?: boolean;
+	customType?: string;
+	timestamp?: unknown;
+	details?: MessageDetails;
+	usage?: UsageParams;
+	stopReason?: string;
+}
+
+// host.MessageDetails
+export interface MessageDetails {
+	loadId?: string;
+	skill?: string;
+	hash?: string;
+	compactionId?: string;
+}
+
+// host.UsageParams
+export interface UsageParams {
+	input: number;
+	cacheRead: number;
+	cacheWrite: number;
 }
 
 // host.LoadRef
@@ -260,16 +293,12 @@ export interface LoadRef {
 // lifecycle.LoadKind
 export type LoadKind = "command" | "read" | "reattach" | "resource" | "tool";
 
-// host.UsageParams
-export interface UsageParams {
-	input: number;
-	cacheRead: number;
-	cacheWrite: number;
-}
-
 // host.BeforeRequestResult
 export interface BeforeRequestResult {
-	archive: Replacement[] | null;
+	archive?: Replacement[];
+	reset?: boolean;
+	set?: Patch[];
+	clear?: PatchKey[];
 	status?: string;
 }
 
@@ -277,6 +306,21 @@ export interface BeforeRequestResult {
 export interface Replacement {
 	id: string;
 	placeholder: string;
+}
+
+// host.Patch
+export interface Patch {
+	index: number;
+	block: number;
+	whole?: boolean;
+	text: string;
+}
+
+// host.PatchKey
+export interface PatchKey {
+	index: number;
+	block: number;
+	whole?: boolean;
 }
 
 // host.SessionRestoreParams

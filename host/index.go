@@ -22,6 +22,9 @@ type Index struct {
 	// folderList caches folders(), resolved at its first call.
 	folderList  []guard.Folder
 	foldersDone bool
+	// The context model's view (paths): skill files by path, folders.
+	pathCache   map[string]string
+	folderCache []skillFolder
 }
 
 // NewIndex indexes the host's list: a skill without a name or a path,

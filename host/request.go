@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 )
@@ -14,7 +15,18 @@ import (
 // the engine has not seen are recorded as new; a pending skill tool load
 // the request does not carry never reached the context and is forgotten;
 // a file of a skill's folder goes with the skill's live body.
+//
+// A host that sends its messages (Messages, with From) has the loads
+// found in them (context.go) and is answered with a change set; one that
+// lists Loads itself (replay) with the replacements of those loads.
 func (s *Session) BeforeRequest(p BeforeRequestParams) (BeforeRequestResult, error) {
+	if p.Messages != nil {
+		return s.contextRequest(p)
+	}
+	return s.beforeRequest(p)
+}
+
+func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, error) {
 	for i, l := range p.Loads {
 		if l.ID == "" {
 			return BeforeRequestResult{}, missing(fmt.Sprintf("loads[%d].id", i))
@@ -141,6 +153,15 @@ func msDuration(ms int64) time.Duration {
 // utf16Len is the length of s in UTF-16 code units, as the host
 // (JavaScript) counts it.
 func utf16Len(s string) int64 {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return int64(i) + utf16LenWide(s[i:])
+		}
+	}
+	return int64(len(s))
+}
+
+func utf16LenWide(s string) int64 {
 	var n int64
 	for _, r := range s {
 		if r >= 0x10000 {

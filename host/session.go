@@ -60,6 +60,9 @@ type Session struct {
 	// orphaned holds the archived copies whose skill's files the agent
 	// used and was told of (toolresult.go), from the records too.
 	orphaned map[string]bool
+	// ctx is the context model of a host that sends its messages; nil
+	// until the first and after a restore (the host sends all again).
+	ctx *contextModel
 }
 
 // Options of a session.
@@ -321,7 +324,7 @@ func (s *Session) Restore(p SessionRestoreParams) (SessionRestoreResult, error) 
 			skipped++
 		}
 	}
-	s.pending, s.carried, s.orphaned = nil, nil, orphansOf(recs)
+	s.pending, s.carried, s.orphaned, s.ctx = nil, nil, orphansOf(recs), nil
 	s.view.known, s.view.archived = false, nil
 	for _, b := range s.eng.Loaded() {
 		if b.Kind == lifecycle.ByTool {

@@ -233,7 +233,23 @@ const KindResource lifecycle.LoadKind = "resource"
 // BeforeRequestParams lists the loads in the next model request, in
 // context order, with the files of skills' folders the model read.
 type BeforeRequestParams struct {
-	Loads []LoadRef `json:"loads"`
+	// From is the number of leading messages unchanged since the previous
+	// before_request (0: a full resync, after a start, a restart, a
+	// compaction or any change the host cannot prove is an append), and
+	// Messages the messages from index From on, as the host will send
+	// them. Set, the sidecar finds the loads (Loads stays empty) and
+	// answers with a change set.
+	From     int       `json:"from,omitempty"`
+	Messages []Message `json:"messages,omitempty"`
+	// SystemPromptSize is the system prompt's size in UTF-16 units, with
+	// Messages: the offset of the first message.
+	SystemPromptSize int64 `json:"systemPromptSize,omitempty"`
+	// Cwd resolves the relative paths of reads, with Messages; the
+	// session's cwd when empty.
+	Cwd string `json:"cwd,omitempty"`
+	// Loads are the loads the request carries, for a host that finds them
+	// itself (replay; Messages unset).
+	Loads []LoadRef `json:"loads,omitempty"`
 	// SincePreviousMs is the time since the previous model request (0 for
 	// the first or when unknown); CacheCold says the provider's prompt
 	// cache is known to be cold (a model switch, a compaction, an expired
@@ -296,9 +312,15 @@ type Replacement struct {
 	Placeholder string `json:"placeholder"`
 }
 
-// BeforeRequestResult says which of the listed loads to replace.
+// BeforeRequestResult says which of the listed loads to replace
+// (Archive), or, to a host that sent its messages, what changes in the
+// replacements it holds and applies to every request: with Reset, drop
+// them all first; then take each of Set, and drop each of Clear.
 type BeforeRequestResult struct {
-	Archive []Replacement `json:"archive"`
+	Archive []Replacement `json:"archive,omitempty"`
+	Reset   bool          `json:"reset,omitempty"`
+	Set     []Patch       `json:"set,omitempty"`
+	Clear   []PatchKey    `json:"clear,omitempty"`
 	// Status is a short line for the host's footer: the bodies loaded
 	// and archived, and the context saved so far (lines.go).
 	Status string `json:"status,omitempty"`

@@ -98,6 +98,9 @@ func rpcCases() []rpcCase {
 		{"pin-unknown-skill", f(`{"jsonrpc":"2.0","id":20,"method":"command","params":{"name":"skills-pin","args":"../../etc"}}`), protocol.CodeInvalidParams, "20", []string{"unknown skill", "../../etc"}},
 		{"model-changed-without-model", f(`{"jsonrpc":"2.0","id":21,"method":"model/changed","params":{}}`), protocol.CodeInvalidParams, "21", []string{"model.provider"}},
 		{"huge-number", f(`{"jsonrpc":"2.0","id":22,"method":"before_request","params":{"loads":[],"sincePreviousMs":1e400}}`), protocol.CodeInvalidParams, "22", []string{"before_request"}},
+		{"delta-past-the-messages-held", f(`{"jsonrpc":"2.0","id":23,"method":"before_request","params":{"from":4,"messages":[]}}`), protocol.CodeInvalidParams, "23", []string{"from", "send from 0"}},
+		{"message-content-not-text", f(`{"jsonrpc":"2.0","id":24,"method":"before_request","params":{"from":0,"messages":[{"role":"user","content":"hi"},{"role":"user","content":42}]}}`), protocol.CodeInvalidParams, "24", []string{"messages[1].content"}},
+		{"messages-and-loads", f(`{"jsonrpc":"2.0","id":25,"method":"before_request","params":{"messages":[],"loads":[{"id":"x","skill":"go-tests","kind":"tool"}]}}`), protocol.CodeInvalidParams, "25", []string{"loads", "not with messages"}},
 		{"unknown-notification", f(`{"jsonrpc":"2.0","method":"skills/explode","params":{"now":true}}`), 0, "", nil},
 		{"stray-blank-lines", []byte("\r\n\r\n\n\n"), 0, "", nil},
 	}
