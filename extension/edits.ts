@@ -24,7 +24,7 @@
 
 import { reattachBlocks, resultId, SKILL_BLOCK, textOf, type Where } from "./loads.ts";
 import { record, safe, type Block, type Context, type ContextEditDraft, type Entry, type Message, type Model } from "./pi.ts";
-import { REATTACH_TYPE, type Replacement } from "./wire.ts";
+import { REATTACH_TYPE } from "./wire.ts";
 
 export type Via = "hook" | "context_edit" | "context_edit_only";
 
@@ -194,8 +194,7 @@ function archivedIn(c: Content | undefined, i: number, restored: Message[], wher
 // entries make it (messages), but for a message where the sidecar takes an
 // archive back, which is sent as the sidecar wants it now (sent). undefined
 // when that is messages itself.
-export function deferArchives(messages: Message[], restored: Message[], sent: Message[], where: Where, archive: Replacement[]): Message[] | undefined {
-	const live = new Set(archive.map((a) => a.id));
+export function deferArchives(messages: Message[], restored: Message[], sent: Message[], where: Where, live: Set<string>): Message[] | undefined {
 	let out: Message[] | undefined;
 	for (const i of loadMessages(where)) {
 		for (const id of archivedIn(messages[i]?.content, i, restored, where)) {

@@ -35,11 +35,11 @@ import { registerCommands } from "./commands.ts";
 import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions } from "./host.ts";
 import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf, warms } from "./edits.ts";
 import { registerLines, setStatus } from "./lines.ts";
-import { applyArchive, findLoads, isSkillFile, lastUsage, LoadIds, resolvePath, textOf, visibleAfter } from "./loads.ts";
+import { applyPatches, fingerprint, isSkillFile, LoadIds, patchKey, resolvePath, textOf, toWire, visibleAfter, type Where } from "./loads.ts";
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type ImageBlock, type Pi, type TextBlock } from "./pi.ts";
 import { Sidecar } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
-import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME } from "./wire.ts";
+import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME, type BeforeRequestParams, type Patch } from "./wire.ts";
 
 export default function skillLifecycle(pi: Pi) {
 	const side = new Sidecar(pi);
@@ -53,6 +53,14 @@ export default function skillLifecycle(pi: Pi) {
 	// cache), "stopped" (it decided to stop keeping it warm) or "".
 	let warming: "" | "warm" | "stopped" = "";
 	let lastWarmAt = 0; // when Pi last decided to refresh it, in this pause (0: not)
+	// What the sidecar holds of the context (docs/protocol.md, "The
+	// context in deltas"): the messages of the last request it answered
+	// (how many, and the fingerprints of the first and the last), for the
+	// sidecar it was (its generation); resync forces a full send. held is
+	// the sidecar's replacements, applied to every request.
+	let sent = { generation: -1, length: 0, first: "", last: "" };
+	let resync = true;
+	const held = new Map<string, Patch>();
 
 	const registerTool = () => {
 		if (toolRegistered || !side.init) return;
@@ -82,6 +90,7 @@ export default function skillLifecycle(pi: Pi) {
 	// 0.73 and 1.6 rebuild the extension and send session_start again.
 	const restoreBranch = async (_event: unknown, ctx: Context) => {
 		side.ctx = ctx;
+		resync = true;
 		if (!side.available) {
 			await startAndRestore(ctx);
 			return;
@@ -172,20 +181,15 @@ export default function skillLifecycle(pi: Pi) {
 		// sidecar sees the request as in hook mode, and so does the model
 		// when the sidecar does not answer (fail open).
 		const be = canEdit(ctx) ? BranchEdits.of(ctx) : undefined;
-		const skills = side.skills.length ? side.skills : hostSkills(pi);
 		const base = String(safe(() => ctx.getSystemPrompt?.()) ?? "").length;
-		let messages = be ? unedit(given, be) : given;
-		let found = findLoads(messages, skills, ctx.cwd, base);
-		if (be && messages !== given) {
-			const only = unedit(given, be, loadMessages(found.where));
-			if (only !== messages) {
-				messages = only;
-				found = findLoads(messages, skills, ctx.cwd, base);
-			}
-		}
+		// Every edited message is put back for the sidecar (its view stays
+		// the same from request to request, so the deltas hold); its answer
+		// says which hold loads, and only those stay put back.
+		const messages = be ? unedit(given, be) : given;
 		if (!side.available && !side.init) return messages !== given ? { messages } : undefined;
 		const via = be ? viaOf(side.init?.archiveVia) : "hook";
-		const { loads, where, total, previous: previousSize } = found;
+		// The loads' places are asked for where edits are or will be.
+		const asked = !!be && (via !== "hook" || messages !== given);
 		const now = Date.now();
 		// The time since the previous request: this process's last one, else
 		// the last assistant message on the branch (a resumed session).
@@ -201,7 +205,6 @@ export default function skillLifecycle(pi: Pi) {
 		}
 		const since = previous ? Math.max(0, now - previous) : 0;
 		lastRequest = now;
-		const previousUsage = lastUsage(messages);
 		const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : "";
 		const modelChanged = lastModel !== "" && model !== lastModel;
 		lastModel = model;
@@ -215,34 +218,74 @@ export default function skillLifecycle(pi: Pi) {
 		cacheCold = false;
 		warming = "";
 		lastWarmAt = 0;
-		const res = await side.request(
-			"before_request",
-			{
-				loads,
+		// The messages the sidecar holds are sent again only when the
+		// bridge cannot prove this list appends to them; the params are
+		// made for each attempt, so a restarted sidecar gets them all.
+		const n = messages.length;
+		const params = (): BeforeRequestParams => {
+			const append =
+				!resync &&
+				sent.generation === side.generation &&
+				sent.length > 0 &&
+				n >= sent.length &&
+				fingerprint(messages[0]) === sent.first &&
+				fingerprint(messages[sent.length - 1]) === sent.last;
+			const from = append ? sent.length : 0;
+			return {
+				from,
+				messages: messages.slice(from).map(toWire),
+				systemPromptSize: base,
+				cwd: ctx.cwd,
 				sincePreviousMs: since,
 				cacheCold: cold,
 				cacheWarm: warm,
 				cacheStopped: stopped,
 				sinceWarmedMs,
 				modelChanged,
-				total,
-				previousUsage,
-				previousSize,
-			},
-			ctx,
-		);
+				places: asked || undefined,
+			};
+		};
+		let refused = false;
+		let res = await side.request("before_request", params, ctx, { onError: () => (refused = true) });
+		if (!res && refused) {
+			// The sidecar did not take the delta: send everything, once.
+			resync = true;
+			res = await side.request("before_request", params, ctx);
+		}
 		setStatus(ctx, res?.status);
-		if (!res || !Array.isArray(res.archive)) {
+		if (!res) {
+			// No answer: the request goes whole, and the next sends all.
+			resync = true;
 			dropPending();
 			return messages !== given ? { messages } : undefined;
 		}
-		const sent = applyArchive(messages, where, res.archive) ?? messages;
-		if (via !== "hook" && be) {
-			dropPending();
-			pending = plan(sent, messages, where, be);
-			if (!warms(ctx.model)) awaitBoundary();
+		if (res.reset) held.clear();
+		for (const k of res.clear ?? []) held.delete(patchKey(k));
+		for (const p of res.set ?? []) held.set(patchKey(p), p);
+		sent = { generation: side.generation, length: n, first: fingerprint(messages[0]), last: fingerprint(messages[n - 1]) };
+		resync = false;
+		if (!be || !asked) {
+			const out = applyPatches(messages, held);
+			return out ? { messages: out } : messages !== given ? { messages } : undefined;
 		}
-		const out = via === "context_edit_only" ? (deferArchives(given, messages, sent, where, res.archive) ?? given) : sent;
+		// The loads' places and the archived ones come with the answer
+		// (places): only the messages that hold loads stay put back (another
+		// extension's edits stay), and the edits are planned from them.
+		const where: Where = new Map();
+		const live = new Set<string>();
+		for (const pl of res.places ?? []) {
+			where.set(pl.id, { msg: pl.index, kind: pl.kind });
+			if (pl.archived) live.add(pl.id);
+		}
+		const restored = messages === given ? given : unedit(given, be, loadMessages(where));
+		const applied = applyPatches(restored, held) ?? restored;
+		let out = applied;
+		if (via !== "hook") {
+			dropPending();
+			pending = plan(applied, restored, where, be);
+			if (!warms(ctx.model)) awaitBoundary();
+			if (via === "context_edit_only") out = deferArchives(given, restored, applied, where, live) ?? given;
+		}
 		if (!sameContext(out, given)) return { messages: out };
 	});
 
@@ -299,6 +342,7 @@ export default function skillLifecycle(pi: Pi) {
 	// The provider's prompt cache is known to be cold after compaction.
 	pi.on("session_compact", async (event, ctx) => {
 		cacheCold = true;
+		resync = true;
 		const entry = event?.compactionEntry;
 		if (!entry?.id || (!side.available && !side.init)) return;
 		const res = await side.request("session/compact", { id: entry.id, visible: visibleAfter(ctx, entry.firstKeptEntryId) }, ctx);

@@ -1,14 +1,15 @@
-// The skill bodies in the context: where they are, their ids and sizes
-// (findLoads, the before_request loads), and their replacement by
-// placeholders (applyArchive). replay/bridge.go and replay/detect.go read
-// recorded sessions by the same rules.
+// The context as the bridge forwards it: the messages of each request in
+// deltas (toWire, fingerprint), and the sidecar's replacements applied to
+// them (applyPatches). What a load is, its id and size are the sidecar's
+// (host/context.go); the bridge only names results when a tool runs
+// (LoadIds) and lists what a compaction kept (visibleAfter).
 
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { record, safe, type Block, type Context, type Message, type Usage } from "./pi.ts";
-import { REATTACH_TYPE, TOOL_NAME, type HostSkill, type LoadKind, type LoadRef, type Replacement } from "./wire.ts";
+import { record, safe, type Block, type Context, type Message } from "./pi.ts";
+import { REATTACH_TYPE, type HostSkill, type LoadKind, type Message as WireMessage, type MessageDetails, type Patch } from "./wire.ts";
 
-/** Where is, for each load id, the message that holds the load, and its kind. */
+/** Where is, for each load id, the message that holds the load, and its kind (the sidecar's places). */
 export type Where = Map<string, { msg: number; kind: LoadKind }>;
 
 /** textOf is the text of a message's content: a string, or its text blocks joined by line breaks. */
@@ -57,7 +58,6 @@ export class LoadIds {
 
 /** SKILL_BLOCK is Pi's expansion of /skill:name in a user message. */
 export const SKILL_BLOCK = /^<skill name="([^"]+)" location="([^"]*)">\n[\s\S]*?\n<\/skill>/;
-const SKILL_CONTENT = /^<skill_content name="([^"]+)">/;
 const CONTENT_BLOCKS = /<skill_content name="([^"]+)">[\s\S]*?<\/skill_content>/g;
 
 /** A custom message or entry (the re-attach region) as reattachBlocks reads it. */
@@ -88,148 +88,15 @@ export function isSkillFile(p: string, skills: HostSkill[]): boolean {
 	});
 }
 
-// bodyIn is the skill body the sidecar found whole in a tool's result
-// (tool_result), kept in its details.skillBody.
-function bodyIn(m: Message): { skill: string; hash?: string } | undefined {
-	const b = record(record(m.details)?.skillBody);
-	const skill = str(b?.skill);
-	return skill ? { skill, hash: str(b?.hash) } : undefined;
-}
-
-/** str is v when it is a string (the details the bridge's own tool wrote). */
-function str(v: unknown): string | undefined {
-	return typeof v === "string" ? v : undefined;
-}
-
 export function resolvePath(p: string, cwd: string): string {
 	let q = String(p ?? "").trim().replace(/^@/, "");
 	if (q === "~" || q.startsWith("~/")) q = join(homedir(), q.slice(1));
 	return isAbsolute(q) ? resolve(q) : resolve(cwd, q);
 }
 
-// messageSize approximates the characters one message adds to a request:
-// its text, thinking and tool call arguments.
-function messageSize(m: Message | undefined): number {
-	if (!m) return 0;
-	if (typeof m.content === "string") return m.content.length;
-	if (!Array.isArray(m.content)) return 0;
-	let n = 0;
-	for (const c of m.content) {
-		if (typeof c?.text === "string") n += c.text.length;
-		else if (typeof c?.thinking === "string") n += c.thinking.length;
-		else if (c?.type === "toolCall") n += (c.name?.length ?? 0) + JSON.stringify(c.arguments ?? {}).length;
-	}
-	return n;
-}
-
-// findLoads walks the messages sent to the model and lists the skill
-// bodies in them, in order: skill tool results, full reads of a SKILL.md,
-// and /skill:name blocks in user messages, each with its position (base is
-// the size of what precedes the messages: the system prompt), and the
-// other files of a skill's folder the model read (kind "resource": they go
-// with the skill's body). total is the size of the whole request.
-export function findLoads(
-	messages: (Message | undefined)[],
-	skills: HostSkill[],
-	cwd: string,
-	base: number,
-): { loads: LoadRef[]; where: Where; total: number; previous: number } {
-	const byPath = new Map<string, string>();
-	// The folders of the skills that are a SKILL.md, deepest first (a
-	// skill nested in another's folder owns its own files).
-	const folders: { dir: string; name: string }[] = [];
-	for (const s of skills) {
-		const p = resolve(s.path);
-		byPath.set(p, s.name);
-		if (basename(p) === "SKILL.md") folders.push({ dir: dirname(p) + sep, name: s.name });
-	}
-	folders.sort((a, b) => b.dir.length - a.dir.length);
-	// The read calls of the last assistant message, by tool call id, in
-	// call order (a provider may reuse an id; results follow their calls).
-	let readArgs = new Map<string | undefined, unknown[]>();
-	const loads: LoadRef[] = [];
-	const where: Where = new Map();
-	// A result named in this context already (a session recorded before
-	// results carried their own id, with reused tool call ids) gets a
-	// "#n" name of its own, so two results never share one.
-	const nameOf = (m: Message): string => {
-		const id = resultId(m);
-		if (!where.has(id)) return id;
-		for (let n = 2; ; n++) if (!where.has(`${id}#${n}`)) return `${id}#${n}`;
-	};
-	let offset = base;
-	let previous = 0; // where the last assistant message starts: the previous request's size
-	messages.forEach((m, i) => {
-		const at = offset;
-		offset += messageSize(m);
-		if (!m) return;
-		if (m.role === "assistant") previous = at;
-		if (m.role === "assistant" && Array.isArray(m.content)) {
-			readArgs = new Map();
-			for (const c of m.content) {
-				if (c?.type === "toolCall" && c.name === "read") readArgs.set(c.id, [...(readArgs.get(c.id) ?? []), c.arguments]);
-			}
-		} else if (m.role === "toolResult" && m.toolName === "read") {
-			// Taken in order whether or not the read failed.
-			const args = record(readArgs.get(m.toolCallId)?.shift());
-			if (m.isError) return;
-			const text = textOf(m.content);
-			const p = typeof args?.path === "string" && args.path ? resolvePath(args.path, cwd) : "";
-			const skill = p ? byPath.get(p) : undefined;
-			if (skill && args?.offset === undefined && args?.limit === undefined) {
-				const id = nameOf(m);
-				loads.push({ id, skill, kind: "read", size: text.length, offset: at });
-				where.set(id, { msg: i, kind: "read" });
-			} else if (bodyIn(m)) {
-				const b = bodyIn(m)!;
-				const id = nameOf(m);
-				loads.push({ id, skill: b.skill, kind: "read", size: text.length, hash: b.hash, offset: at });
-				where.set(id, { msg: i, kind: "read" });
-			} else if (p) {
-				const owner = folders.find((f) => p.startsWith(f.dir));
-				if (owner) {
-					const id = nameOf(m);
-					loads.push({ id, skill: owner.name, kind: "resource", path: String(args?.path), size: text.length, offset: at });
-					where.set(id, { msg: i, kind: "resource" });
-				}
-			}
-		} else if (m.role === "toolResult" && !m.isError) {
-			const text = textOf(m.content);
-			const found = m.toolName !== TOOL_NAME ? bodyIn(m) : undefined;
-			if (found) {
-				const id = nameOf(m);
-				loads.push({ id, skill: found.skill, kind: "read", size: text.length, hash: found.hash, offset: at });
-				where.set(id, { msg: i, kind: "read" });
-			} else if (m.toolName === TOOL_NAME) {
-				const details = record(m.details);
-				const skill = str(details?.skill) ?? SKILL_CONTENT.exec(text)?.[1];
-				if (skill && SKILL_CONTENT.test(text)) {
-					const id = nameOf(m);
-					loads.push({ id, skill, kind: "tool", size: text.length, hash: str(details?.hash), offset: at });
-					where.set(id, { msg: i, kind: "tool" });
-				}
-			}
-		} else if (m.role === "custom" && m.customType === REATTACH_TYPE) {
-			for (const b of reattachBlocks(m)) {
-				loads.push({ id: b.id, skill: b.skill, kind: "reattach", size: b.text.length, offset: at + b.start });
-				where.set(b.id, { msg: i, kind: "reattach" });
-			}
-		} else if (m.role === "user") {
-			const text = typeof m.content === "string" ? m.content : textOf(m.content);
-			const match = SKILL_BLOCK.exec(text);
-			if (match) {
-				const id = `user:${m.timestamp ?? i}:${match[1]}`;
-				loads.push({ id, skill: match[1], kind: "command", size: match[0].length, offset: at });
-				where.set(id, { msg: i, kind: "command" });
-			}
-		}
-	});
-	return { loads, where, total: offset, previous };
-}
-
 // visibleAfter lists the load ids the compaction kept: those in the branch
 // entries from firstKept on (tool results, /skill: blocks, re-attached
-// bodies), as findLoads would name them.
+// bodies), as the sidecar names them (host/context.go).
 export function visibleAfter(ctx: Context, firstKept: string | undefined): string[] {
 	const ids: string[] = [];
 	let on = !firstKept;
@@ -248,58 +115,84 @@ export function visibleAfter(ctx: Context, firstKept: string | undefined): strin
 	return ids;
 }
 
-// applyArchive returns a copy of messages with the archived bodies replaced
-// by their placeholders, or undefined when nothing changes.
-export function applyArchive(messages: Message[], where: Where, archive: Replacement[]): Message[] | undefined {
-	let out: Message[] | undefined;
-	for (const a of archive) {
-		const w = where.get(a.id);
-		if (!w) continue;
-		out ??= messages.slice();
-		const m = out[w.msg];
-		if (w.kind === "reattach") {
-			const block = reattachBlocks(m).find((b) => b.id === a.id);
-			if (!block) continue;
-			const swap = (t: string) => t.replace(block.text, () => a.placeholder);
-			out[w.msg] =
-				typeof m.content === "string"
-					? { ...m, content: swap(m.content) }
-					: { ...m, content: (m.content ?? []).map((c) => (c?.type === "text" && typeof c.text === "string" && c.text.includes(block.text) ? { ...c, text: swap(c.text) } : c)) };
-		} else if (w.kind === "command") {
-			const replaceIn = (t: string) => t.replace(SKILL_BLOCK, () => a.placeholder);
-			if (typeof m.content === "string") {
-				out[w.msg] = { ...m, content: replaceIn(m.content) };
-			} else if (Array.isArray(m.content)) {
-				let done = false;
-				out[w.msg] = {
-					...m,
-					content: m.content.map((c) => {
-						if (!done && c?.type === "text" && typeof c.text === "string" && SKILL_BLOCK.test(c.text)) {
-							done = true;
-							return { ...c, text: replaceIn(c.text) };
-						}
-						return c;
-					}),
-				};
-			}
-		} else {
-			out[w.msg] = { ...m, content: [{ type: "text", text: a.placeholder }] };
-		}
+// toWire is message m as the sidecar reads it (host.Message): the fields
+// that make loads and sizes, without images or signatures.
+export function toWire(m: Message | undefined): WireMessage {
+	if (!m || typeof m !== "object") return { role: "" };
+	const out: WireMessage = { role: String(m.role ?? "") };
+	if (typeof m.content === "string") out.content = m.content;
+	else if (Array.isArray(m.content)) out.content = m.content.map(wireBlock);
+	if (m.toolCallId !== undefined) out.toolCallId = String(m.toolCallId);
+	if (m.toolName !== undefined) out.toolName = String(m.toolName);
+	if (m.isError) out.isError = true;
+	if (typeof m.customType === "string") out.customType = m.customType;
+	if (typeof m.timestamp === "number" || typeof m.timestamp === "string") out.timestamp = m.timestamp;
+	const d = record(m.details);
+	if (d) {
+		const details: MessageDetails = {};
+		for (const k of ["loadId", "skill", "hash", "compactionId"] as const) if (typeof d[k] === "string") details[k] = d[k] as string;
+		const b = record(d.skillBody);
+		if (b && typeof b.skill === "string" && b.skill) details.skillBody = typeof b.hash === "string" ? { skill: b.skill, hash: b.hash } : { skill: b.skill };
+		out.details = details;
+	}
+	const u = record(m.usage);
+	if (u) out.usage = { input: num(u.input), cacheRead: num(u.cacheRead), cacheWrite: num(u.cacheWrite) };
+	if (typeof m.stopReason === "string") out.stopReason = m.stopReason;
+	return out;
+}
+
+function num(v: unknown): number {
+	return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
+
+function wireBlock(c: Block): Block {
+	const b = record(c);
+	if (!b) return { type: "" };
+	const out: Block = { type: String(b.type ?? "") };
+	if (typeof b.text === "string") out.text = b.text;
+	else if (typeof b.thinking === "string") out.thinking = b.thinking;
+	else if (b.type === "toolCall") {
+		out.name = String(b.name ?? "");
+		out.id = String(b.id ?? "");
+		out.arguments = b.arguments ?? {};
 	}
 	return out;
 }
 
-// lastUsage is the provider's usage for the previous request: that of the
-// last assistant message in the context (its response), in the sidecar's
-// form; undefined when there is none, or when the response failed.
-export function lastUsage(messages: (Message | undefined)[]): Usage | undefined {
-	for (let i = messages.length - 1; i >= 0; i--) {
-		const m = messages[i];
-		if (m?.role !== "assistant") continue;
-		const u = m.usage;
-		if (!u || m.stopReason === "error" || m.stopReason === "aborted") return undefined;
-		const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
-		return { input: n(u.input), cacheRead: n(u.cacheRead), cacheWrite: n(u.cacheWrite) };
+// fingerprint is what proves a message unchanged from one request to the
+// next, cheaply: its role, timestamp and content's length.
+export function fingerprint(m: Message | undefined): string {
+	if (!m) return "";
+	const c = m.content;
+	const len = typeof c === "string" ? c.length : Array.isArray(c) ? `${c.length}.${String(record(c[c.length - 1])?.text ?? "").length}` : -1;
+	return `${m.role}|${m.timestamp}|${len}`;
+}
+
+/** patchKey names a patch in the set the bridge holds. */
+export function patchKey(p: { index: number; block: number; whole?: boolean }): string {
+	return `${p.index}:${p.block}:${p.whole ? 1 : 0}`;
+}
+
+// applyPatches returns a copy of messages with the sidecar's replacements
+// the bridge holds applied (a shallow copy of each message replaced), or
+// undefined when there are none.
+export function applyPatches(messages: Message[], held: Map<string, Patch>): Message[] | undefined {
+	let out: Message[] | undefined;
+	for (const p of held.values()) {
+		const m = (out ?? messages)[p.index];
+		if (!m) continue;
+		if (p.whole) {
+			out ??= messages.slice();
+			out[p.index] = { ...m, content: [{ type: "text", text: p.text }] };
+		} else if (typeof m.content === "string") {
+			out ??= messages.slice();
+			out[p.index] = { ...m, content: p.text };
+		} else if (Array.isArray(m.content) && m.content[p.block]?.type === "text") {
+			out ??= messages.slice();
+			const content = m.content.slice();
+			content[p.block] = { ...content[p.block], text: p.text };
+			out[p.index] = { ...m, content };
+		}
 	}
-	return undefined;
+	return out;
 }

@@ -103,6 +103,9 @@ export class Sidecar {
 	switching = false;
 	// drawn says whether Pi draws the lines (host/line) in the transcript.
 	drawn = false;
+	// generation counts the sidecars started: state held by one is not
+	// the next one's.
+	generation = 0;
 
 	constructor(private pi: Pi) {}
 
@@ -273,6 +276,7 @@ export class Sidecar {
 				spawnError,
 			]);
 			this.init = res;
+			this.generation++;
 			this.up = true;
 			for (const d of res.diagnostics ?? []) {
 				if (this.shown.has(d)) continue; // told once, not again on a restart
@@ -330,7 +334,8 @@ export class Sidecar {
 		}
 	}
 
-	// request sends one request; on any failure it resolves to undefined
+	// request sends one request (params, or a function that makes them for
+	// each attempt); on any failure it resolves to undefined
 	// (the caller then behaves as without the extension) and arranges a
 	// restart. When the sidecar is found dead (not merely slow), or with
 	// opts.retryLate also when it answered late, it is restarted at once
@@ -340,7 +345,7 @@ export class Sidecar {
 	// opts.onError.
 	async request<M extends keyof Requests>(
 		method: M,
-		params: Requests[M]["params"],
+		params: Requests[M]["params"] | (() => Requests[M]["params"]),
 		ctx?: Context,
 		opts: { retryLate?: boolean; onError?: (message: string) => void; timeoutMs?: number } = {},
 		retried = false,
@@ -354,7 +359,8 @@ export class Sidecar {
 		const conn = this.conn;
 		if (!conn) return undefined;
 		try {
-			const res = await withTimeout(send(conn, method, params), Math.max(opts.timeoutMs ?? 0, timeoutMs()), method);
+			const p = typeof params === "function" ? (params as () => Requests[M]["params"])() : params;
+			const res = await withTimeout(send(conn, method, p), Math.max(opts.timeoutMs ?? 0, timeoutMs()), method);
 			this.answered();
 			return res;
 		} catch (err) {

@@ -237,6 +237,7 @@ export interface BeforeRequestParams {
 	messages?: Message[];
 	systemPromptSize?: number;
 	cwd?: string;
+	places?: boolean;
 	loads?: LoadRef[];
 	sincePreviousMs?: number;
 	cacheCold?: boolean;
@@ -270,6 +271,13 @@ export interface MessageDetails {
 	skill?: string;
 	hash?: string;
 	compactionId?: string;
+	skillBody?: SkillBody;
+}
+
+// host.SkillBody
+export interface SkillBody {
+	skill: string;
+	hash?: string;
 }
 
 // host.UsageParams
@@ -300,6 +308,7 @@ export interface BeforeRequestResult {
 	set?: Patch[];
 	clear?: PatchKey[];
 	status?: string;
+	places?: LoadPlace[];
 }
 
 // host.Replacement
@@ -321,6 +330,14 @@ export interface PatchKey {
 	index: number;
 	block: number;
 	whole?: boolean;
+}
+
+// host.LoadPlace
+export interface LoadPlace {
+	id: string;
+	index: number;
+	kind: LoadKind;
+	archived?: boolean;
 }
 
 // host.SessionRestoreParams

@@ -49,6 +49,24 @@ type MessageDetails struct {
 	Skill        string `json:"skill,omitempty"`
 	Hash         string `json:"hash,omitempty"`
 	CompactionID string `json:"compactionId,omitempty"`
+	// SkillBody is a known body found whole in another tool's result
+	// (tool_result): the result is a load of kind read.
+	SkillBody *SkillBody `json:"skillBody,omitempty"`
+}
+
+// SkillBody names the skill whose body a tool's result holds, and the
+// hash the skill tool gives it.
+type SkillBody struct {
+	Skill string `json:"skill"`
+	Hash  string `json:"hash,omitempty"`
+}
+
+// bodyIn is the body the sidecar found in message m's tool result, if any.
+func bodyIn(m *ctxMessage) *SkillBody {
+	if m.Details == nil || m.Details.SkillBody == nil || m.Details.SkillBody.Skill == "" {
+		return nil
+	}
+	return m.Details.SkillBody
 }
 
 // Block is one content block: text, thinking, or a tool call (Name, ID,
@@ -340,13 +358,20 @@ func (c *contextModel) scanOne(i int, byPath map[string]string, folders []skillF
 			Offset json.RawMessage `json:"offset"`
 			Limit  json.RawMessage `json:"limit"`
 		}
-		if json.Unmarshal(raw, &args) != nil || args.Path == nil || *args.Path == "" {
+		p := ""
+		if json.Unmarshal(raw, &args) == nil && args.Path != nil && *args.Path != "" {
+			p = resolveHostPath(*args.Path, cwd)
+		}
+		size := utf16Len(m.text())
+		if skill, ok := byPath[p]; ok && p != "" && args.Offset == nil && args.Limit == nil {
+			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: skill, Kind: "read", Size: size}, msg: i})
 			return
 		}
-		p := resolveHostPath(*args.Path, cwd)
-		size := utf16Len(m.text())
-		if skill, ok := byPath[p]; ok && args.Offset == nil && args.Limit == nil {
-			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: skill, Kind: "read", Size: size}, msg: i})
+		if b := bodyIn(m); b != nil {
+			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: b.Skill, Kind: "read", Size: size, Hash: b.Hash}, msg: i})
+			return
+		}
+		if p == "" {
 			return
 		}
 		for _, f := range folders {
@@ -355,7 +380,11 @@ func (c *contextModel) scanOne(i int, byPath map[string]string, folders []skillF
 				return
 			}
 		}
-	case m.Role == "toolResult" && !m.IsError && m.ToolName == ToolName:
+	case m.Role == "toolResult" && !m.IsError && m.ToolName != ToolName:
+		if b := bodyIn(m); b != nil {
+			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: b.Skill, Kind: "read", Size: utf16Len(m.text()), Hash: b.Hash}, msg: i})
+		}
+	case m.Role == "toolResult" && !m.IsError:
 		text := m.text()
 		sm := skillContent.FindStringSubmatch(text)
 		if sm == nil {
@@ -602,5 +631,17 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 		c.changes(c.patches(r.Archive), &res)
 		c.archive, c.moved = r.Archive, false
 	}
+	if p.Places {
+		res.Places = c.places(r.Archive)
+	}
 	return res, nil
+}
+
+// places are the places of the request's loads, those of archive marked.
+func (c *contextModel) places(archive []Replacement) []LoadPlace {
+	out := make([]LoadPlace, 0, len(c.loads))
+	for _, f := range c.loads {
+		out = append(out, LoadPlace{ID: f.ref.ID, Index: f.msg, Kind: f.ref.Kind, Archived: slices.ContainsFunc(archive, func(a Replacement) bool { return a.ID == f.ref.ID })})
+	}
+	return out
 }

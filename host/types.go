@@ -247,6 +247,9 @@ type BeforeRequestParams struct {
 	// Cwd resolves the relative paths of reads, with Messages; the
 	// session's cwd when empty.
 	Cwd string `json:"cwd,omitempty"`
+	// Places asks, with Messages, for the places of the loads found in
+	// the answer (a host that edits its session: Pi 1.6's context edits).
+	Places bool `json:"places,omitempty"`
 	// Loads are the loads the request carries, for a host that finds them
 	// itself (replay; Messages unset).
 	Loads []LoadRef `json:"loads,omitempty"`
@@ -324,6 +327,18 @@ type BeforeRequestResult struct {
 	// Status is a short line for the host's footer: the bodies loaded
 	// and archived, and the context saved so far (lines.go).
 	Status string `json:"status,omitempty"`
+	// Places, when asked for, are the places of all the request's loads,
+	// in context order.
+	Places []LoadPlace `json:"places,omitempty"`
+}
+
+// LoadPlace is where a load of the request is: its message's index, its
+// kind, and whether it is archived in this request.
+type LoadPlace struct {
+	ID       string             `json:"id"`
+	Index    int                `json:"index"`
+	Kind     lifecycle.LoadKind `json:"kind"`
+	Archived bool               `json:"archived,omitempty"`
 }
 
 // SessionRestoreParams carries the data of every entry of EntryType on the
