@@ -1,0 +1,83 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skill-lifecycle/skill-lifecycle/host"
+	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+)
+
+// sessionMessages are the messages of a session of n model requests over
+// skills names: each request adds an assistant message and the result of
+// its tool call; every third call is the skill tool (a body of 6,000
+// characters), the others a bash call.
+func sessionMessages(n int, names []string) []host.Message {
+	text := func(role, s string) host.Message {
+		c, _ := json.Marshal([]host.Block{{Type: "text", Text: &s}})
+		return host.Message{Role: role, Content: c}
+	}
+	msgs := []host.Message{text("user", "work on the service")}
+	for i := range n {
+		id := fmt.Sprintf("call_%08d", i)
+		tool, args, out := "bash", `{"command":"go test ./..."}`, strings.Repeat("ok  \tpkg\n", 40)
+		skill := ""
+		if i%3 == 0 {
+			skill = names[i%len(names)]
+			tool, args = host.ToolName, `{"name":"`+skill+`"}`
+			out = `<skill_content name="` + skill + `">` + strings.Repeat("Do the work step by step. ", 230) + `</skill_content>`
+		}
+		call, _ := json.Marshal([]host.Block{{Type: "toolCall", ID: id, Name: tool, Arguments: json.RawMessage(args)}})
+		res := text("toolResult", out)
+		res.ToolCallID, res.ToolName = id, tool
+		if skill != "" {
+			res.Details = &host.MessageDetails{LoadID: id, Skill: skill, Hash: fmt.Sprintf("%064x", i)}
+		}
+		msgs = append(msgs, host.Message{Role: "assistant", Content: call, Timestamp: json.RawMessage(fmt.Sprint(1733100000000 + i)),
+			Usage: &host.UsageParams{Input: 20, CacheRead: float64(1000 * i), CacheWrite: 300}, StopReason: "toolUse"}, res)
+	}
+	return msgs
+}
+
+// BenchmarkBeforeRequestSession: the before_request of one more model
+// request in a session of n requests (a third of them skill loads), as
+// the bridge sends it: "deltas" sends the two messages the request adds
+// (here: the last two again, so every iteration is the same request);
+// "loads" is the protocol before the context model, every load listed
+// with every request. The cost of deltas is to stay flat in n.
+func BenchmarkBeforeRequestSession(b *testing.B) {
+	for _, n := range scaleSizes {
+		b.Run(fmt.Sprintf("deltas/requests=%d", n), func(b *testing.B) {
+			c := startScale(b)
+			names := scaleInit(b, c, 28)
+			msgs := sessionMessages(n, names)
+			c.roundTrip(b, frameOf(b, 2, MethodBeforeRequest, BeforeRequestParams{Messages: msgs[:len(msgs)-2], SystemPromptSize: 8000}))
+			from := len(msgs) - 2
+			req := frameOf(b, 3, MethodBeforeRequest, BeforeRequestParams{From: from, Messages: msgs[from:], SystemPromptSize: 8000, SincePreviousMs: 1200})
+			c.roundTrip(b, req)
+			for b.Loop() {
+				c.roundTrip(b, req)
+			}
+		})
+		b.Run(fmt.Sprintf("loads/requests=%d", n), func(b *testing.B) {
+			c := startScale(b)
+			names := scaleInit(b, c, 28)
+			var loads []LoadRef
+			off := int64(8000)
+			for i := range n {
+				if i%3 == 0 {
+					loads = append(loads, LoadRef{ID: fmt.Sprintf("call_%08d", i), Skill: names[i%len(names)], Kind: lifecycle.ByTool, Size: 6000, Hash: fmt.Sprintf("%064x", i), Offset: off})
+					off += 6000
+				}
+				off += 400
+			}
+			req := frameOf(b, 3, MethodBeforeRequest, BeforeRequestParams{Loads: loads, Total: off, SincePreviousMs: 1200})
+			c.roundTrip(b, req)
+			for b.Loop() {
+				c.roundTrip(b, req)
+			}
+		})
+	}
+}
