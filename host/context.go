@@ -127,7 +127,9 @@ type contextModel struct {
 	loads    []found
 	names    map[string]int // load id -> loads of that id
 	readArgs map[string][]json.RawMessage
-	offsets  []int64 // each message's offset from the first message
+	offsets  []int64        // each message's offset from the first message
+	refs     []LoadRef      // the last request's loads (request)
+	byID     map[string]int // load id -> its last index in loads
 	// held is what the host holds: the patches last sent.
 	held map[PatchKey]string
 	// archive is the answer's replacements held, as the engine gave them;
@@ -288,9 +290,21 @@ func (c *contextModel) rewind(from int) {
 	for cut > 0 && c.loads[cut-1].msg >= a {
 		cut--
 	}
+	var shared []string // ids an earlier load has too
 	for _, f := range c.loads[cut:] {
+		delete(c.byID, f.ref.ID)
 		if c.names[f.ref.ID]--; c.names[f.ref.ID] <= 0 {
 			delete(c.names, f.ref.ID)
+		} else {
+			shared = append(shared, f.ref.ID)
+		}
+	}
+	for _, id := range shared {
+		for i := cut - 1; i >= 0; i-- {
+			if c.loads[i].ref.ID == id {
+				c.byID[id] = i
+				break
+			}
 		}
 	}
 	c.loads, c.offsets, c.readArgs, c.scanned = c.loads[:cut], c.offsets[:a], nil, a
@@ -302,7 +316,7 @@ func (c *contextModel) rewind(from int) {
 // regions, and the other files of a skill's folder the model read.
 func (c *contextModel) scan(idx *Index, cwd string) {
 	if c.names == nil {
-		c.names = map[string]int{}
+		c.names, c.byID = map[string]int{}, map[string]int{}
 	}
 	byPath, folders := idx.paths()
 	for i := c.scanned; i < len(c.msgs); i++ {
@@ -331,6 +345,7 @@ func (c *contextModel) nameOf(m *ctxMessage) string {
 
 func (c *contextModel) add(f found) {
 	c.names[f.ref.ID]++
+	c.byID[f.ref.ID] = len(c.loads)
 	c.loads = append(c.loads, f)
 }
 
@@ -463,11 +478,13 @@ func resolveHostPath(p, cwd string) string {
 // the previous response starts, and the provider's usage for the
 // previous request.
 func (c *contextModel) request(base int64) (loads []LoadRef, total, previous int64, usage *UsageParams) {
-	loads = make([]LoadRef, len(c.loads))
-	for i, f := range c.loads {
-		loads[i] = f.ref
-		loads[i].Offset = base + c.offsets[f.msg] + f.rel
+	c.refs = slices.Grow(c.refs[:0], len(c.loads))
+	for _, f := range c.loads {
+		r := f.ref
+		r.Offset = base + c.offsets[f.msg] + f.rel
+		c.refs = append(c.refs, r)
 	}
+	loads = c.refs
 	total = base
 	if n := len(c.msgs); n > 0 {
 		total += c.offsets[n-1] + c.msgs[n-1].size
@@ -496,10 +513,6 @@ func (c *contextModel) patches(archive []Replacement) map[PatchKey]string {
 	if len(archive) == 0 {
 		return out
 	}
-	byID := make(map[string]*found, len(c.loads))
-	for i := range c.loads {
-		byID[c.loads[i].ref.ID] = &c.loads[i]
-	}
 	// The texts of the messages edited within, by message: block -1 is a
 	// string content.
 	edited := map[int]map[int]string{}
@@ -524,10 +537,11 @@ func (c *contextModel) patches(archive []Replacement) map[PatchKey]string {
 		return t
 	}
 	for _, a := range archive {
-		f, ok := byID[a.ID]
+		i, ok := c.byID[a.ID]
 		if !ok {
 			continue
 		}
+		f := &c.loads[i]
 		switch f.ref.Kind {
 		case "command":
 			t := textsOf(f.msg)
@@ -617,7 +631,7 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 	if c.index != s.world.Skills || c.cwd != cwd {
 		// Another world or folder: what is a load may have changed.
 		c.index, c.cwd = s.world.Skills, cwd
-		c.scanned, c.loads, c.names, c.readArgs, c.offsets = 0, nil, nil, nil, nil
+		c.scanned, c.loads, c.names, c.byID, c.readArgs, c.offsets = 0, nil, nil, nil, nil, nil
 	}
 	c.scan(c.index, cwd)
 	p.Loads, p.Total, p.PreviousSize, p.PreviousUsage = c.request(p.SystemPromptSize)

@@ -200,6 +200,9 @@ func TestContextRewind(t *testing.T) {
 		if d := cmp.Diff(whole.loads, c.loads, cmp.AllowUnexported(found{})); d != "" {
 			t.Errorf("from %d (-whole +rewound):\n%s", from, d)
 		}
+		if d := cmp.Diff(whole.byID, c.byID); d != "" {
+			t.Errorf("from %d byID (-whole +rewound):\n%s", from, d)
+		}
 		if d := cmp.Diff(whole.offsets, c.offsets); d != "" {
 			t.Errorf("from %d offsets (-whole +rewound):\n%s", from, d)
 		}

@@ -40,9 +40,12 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 			return BeforeRequestResult{}, &ParamError{fmt.Sprintf("loads[%d].kind", i), fmt.Sprintf("%q is not one of tool, read, command, reattach, resource", l.Kind)}
 		}
 	}
-	carried := make(map[string]bool, len(p.Loads))
-	for _, l := range p.Loads {
-		carried[l.ID] = true
+	var carried map[string]bool
+	if len(s.pending) > 0 {
+		carried = make(map[string]bool, len(p.Loads))
+		for _, l := range p.Loads {
+			carried[l.ID] = true
+		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.pending)) {
 		if !carried[id] {
@@ -56,6 +59,9 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 	// engine ties each file once). The rule needs nothing remembered, so
 	// a restarted sidecar and replay decide as the sidecar did.
 	for _, l := range p.Loads {
+		if s.eng.Known(l.ID) {
+			continue // the engine has it (and would change nothing)
+		}
 		if l.Kind == KindResource {
 			s.apply(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size}})
 			continue
@@ -67,7 +73,11 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 	s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})
 	archived := s.eng.Archived()
 	res := BeforeRequestResult{Archive: []Replacement{}}
-	s.carried = make(map[string]bool, len(p.Loads))
+	if s.carried == nil {
+		s.carried = make(map[string]bool, len(p.Loads))
+	} else {
+		clear(s.carried)
+	}
 	for _, l := range p.Loads {
 		if ph, ok := archived[l.ID]; ok {
 			res.Archive = append(res.Archive, Replacement{ID: l.ID, Placeholder: ph})

@@ -600,6 +600,13 @@ func (e *Engine) Archived() map[string]string {
 	return m
 }
 
+// Known reports whether id names a body the engine holds, or a file tied
+// to one: a load or file event for it changes nothing.
+func (e *Engine) Known(id string) bool {
+	_, ok := e.byID[id]
+	return ok || e.byRes[id]
+}
+
 // Loaded returns the live (not archived) bodies, oldest load first.
 func (e *Engine) Loaded() []Body {
 	var out []Body
