@@ -184,7 +184,7 @@ func (fm *faultModel) decide(r *Request) Reply {
 	return Do(Call{Name: "read", Args: map[string]any{"path": skillFile}})
 }
 
-func faultScenario(t *testing.T, pi PiInstall, plan string, resumed bool) {
+func faultScenario(t *testing.T, pi PiInstall, plan string, resumed bool) *Faults {
 	fm := &faultModel{}
 	env, prov, _ := bridgeEnv(t, pi, fm.reply, `{"minKeep": 0, "cacheAware": {"enabled": false}}`)
 	faults := NewFaults(t, plan)
@@ -230,6 +230,7 @@ func faultScenario(t *testing.T, pi PiInstall, plan string, resumed bool) {
 		t.Logf("stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
 	}
 	t.Logf("%s on Pi %s: %d requests, %v, injected %v", plan, pi.Version, len(reqs), time.Since(start).Round(time.Millisecond), inj)
+	return faults
 }
 
 func slicesContainPrefix(list []string, prefix string) bool {

@@ -12,6 +12,9 @@
 //	FAULT_DIR    where the counts and the log of injected faults live
 //	FAULT_DELAY  how long "late" holds an answer (a Go duration, default 4s)
 //
+// Every before_request is noted in FAULT_DIR/trace as "<proxy pid> <from>
+// <messages>": which sidecar got it, and the delta it carried.
+//
 // Faults: "late" sends the answer after FAULT_DELAY, past the bridge's
 // timeout; "drop" loses it with the process (the sidecar did the work and
 // sent what came before the answer, then the proxy and the sidecar end, as
@@ -112,6 +115,24 @@ func logInjected(dir, method string, n int, fault string) {
 
 // readFrame reads one Content-Length frame: its headers as read and its
 // body.
+// trace notes a before_request's delta: this proxy's pid, from, and the
+// number of messages.
+func trace(dir string, body []byte) {
+	var req struct {
+		Params struct {
+			From     int               `json:"from"`
+			Messages []json.RawMessage `json:"messages"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &req)
+	f, err := os.OpenFile(filepath.Join(dir, "trace"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%d %d %d\n", os.Getpid(), req.Params.From, len(req.Params.Messages))
+}
+
 func readFrame(r *bufio.Reader) (head, body []byte, err error) {
 	length := -1
 	for {
@@ -188,6 +209,9 @@ func main() {
 			var msg struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
+			}
+			if json.Unmarshal(body, &msg) == nil && msg.Method == "before_request" {
+				trace(dir, body)
 			}
 			if json.Unmarshal(body, &msg) == nil && msg.Method != "" && len(msg.ID) > 0 {
 				n := count(dir, msg.Method)

@@ -1,0 +1,141 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The bridge's cost per model request, measured in real Pi (issue 30,
+// item 5): two tiny extensions are loaded around the bridge, one before
+// it that notes the time when Pi's context hook starts, one after it that
+// notes when it ends, so that the time between is the bridge's hook
+// (finding the messages' delta, the round trip to the sidecar, applying
+// the replacements). Run without the bridge, the same pair measures
+// itself.
+const hookStart = `export default function (pi) {
+	pi.on("context", () => { globalThis.__hookT0 = process.hrtime.bigint(); });
+}
+`
+
+const hookEnd = `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("context", (event) => {
+		const ns = process.hrtime.bigint() - (globalThis.__hookT0 ?? 0n);
+		appendFileSync(process.env.HOOK_LOG, event.messages.length + " " + ns + "\n");
+	});
+}
+`
+
+// hookSample is one model request: the messages it carries and the time
+// spent between the two timing extensions.
+type hookSample struct {
+	messages int
+	d        time.Duration
+}
+
+// hookRun runs one Pi session of steps tool calls (a skill load every
+// tenth, else a read of a small file) with the bridge or without, and
+// returns the samples.
+func hookRun(tb testing.TB, pi PiInstall, steps int, bridge bool) []hookSample {
+	tb.Helper()
+	script := func(r *Request) Reply {
+		switch {
+		case r.Step >= steps:
+			return Say("Done.")
+		case r.Step%10 == 0 && bridge:
+			return load(testSkills[(r.Step/10)%len(testSkills)].Name)
+		}
+		return Do(Call{Name: "read", Args: map[string]any{"path": "notes.txt"}})
+	}
+	prov := NewProvider(tb, script)
+	env := NewEnv(tb, pi, prov)
+	env.AddSkills(tb, testSkills...)
+	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
+	dir := tb.TempDir()
+	start, end, log := filepath.Join(dir, "start.ts"), filepath.Join(dir, "end.ts"), filepath.Join(dir, "hook.log")
+	for p, src := range map[string]string{start: hookStart, end: hookEnd, filepath.Join(env.ProjectDir, "notes.txt"): "a short note\n"} {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	exts := []string{start, end}
+	runEnv := []string{"HOOK_LOG=" + log}
+	if bridge {
+		exts = []string{start, BridgeExtension(tb), end}
+		runEnv = append(runEnv, BinEnv+"="+SkillLifecycleBin(tb))
+	}
+	env.RunOK(tb, RunOpts{Prompts: []string{"Work through the notes."}, Approve: pi.TrustGated, Extensions: exts, Env: runEnv, Timeout: 30 * time.Minute})
+	b, err := os.ReadFile(log)
+	if err != nil {
+		tb.Fatalf("the timing extensions wrote nothing: %v", err)
+	}
+	var out []hookSample
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			tb.Fatalf("hook log line %q", line)
+		}
+		n, _ := strconv.Atoi(f[0])
+		ns, _ := strconv.ParseInt(f[1], 10, 64)
+		out = append(out, hookSample{n, time.Duration(ns)})
+	}
+	if got, want := len(out), len(prov.Requests()); got != want {
+		tb.Fatalf("%d hook samples for %d model requests", got, want)
+	}
+	return out
+}
+
+// quantile is the q-quantile of the samples whose message count lies in
+// [lo, hi] (nearest rank), and how many there are.
+func quantile(s []hookSample, lo, hi int, q float64) (time.Duration, int) {
+	var ds []time.Duration
+	for _, x := range s {
+		if x.messages >= lo && x.messages <= hi {
+			ds = append(ds, x.d)
+		}
+	}
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	slices.Sort(ds)
+	return ds[min(len(ds)-1, int(q*float64(len(ds))))], len(ds)
+}
+
+// BenchmarkBridgeHook: the context hook's added time per model request
+// in Pi 1.6, at about 200 messages (100 steps) and, for flatness, at
+// about 2,000 (1,000 steps): median and p99 over the requests near the
+// end of each session, the harness's own time (without the bridge)
+// reported beside them. Run: bash scripts/e2e.sh -run '^$' -bench BridgeHook -benchtime 1x
+func BenchmarkBridgeHook(b *testing.B) {
+	pi := Pi16(b)
+	for _, steps := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
+			var with, without []hookSample
+			for b.Loop() {
+				with = append(with, hookRun(b, pi, steps, true)...)
+				without = append(without, hookRun(b, pi, steps, false)...)
+			}
+			lo, hi := 2*steps-80, 2*steps+10 // the last 40 requests or so
+			med, n := quantile(with, lo, hi, 0.5)
+			p99, _ := quantile(with, lo, hi, 0.99)
+			all, _ := quantile(with, 0, hi, 0.5)
+			empty, _ := quantile(without, lo, hi, 0.5)
+			if n == 0 {
+				b.Fatalf("no request with %d to %d messages", lo, hi)
+			}
+			b.ReportMetric(float64(med.Microseconds()), "µs-median")
+			b.ReportMetric(float64(p99.Microseconds()), "µs-p99")
+			b.ReportMetric(float64(all.Microseconds()), "µs-median-all")
+			b.ReportMetric(float64(empty.Microseconds()), "µs-harness")
+			b.Logf("%d requests at %d-%d messages: median %v, p99 %v (whole session median %v; harness alone %v)", n, lo, hi, med, p99, all, empty)
+		})
+	}
+}
