@@ -282,7 +282,7 @@ func (c *contextModel) update(from int, msgs []Message) error {
 // after it answer.
 func (c *contextModel) rewind(from int) {
 	a := from - 1
-	for a > 0 && (c.msgs[a].Role != "assistant" || c.msgs[a].str != nil) {
+	for a > 0 && (c.msgs[a].Role != "assistant" || c.msgs[a].blocks == nil) {
 		a--
 	}
 	a = max(a, 0)
@@ -352,7 +352,7 @@ func (c *contextModel) add(f found) {
 func (c *contextModel) scanOne(i int, byPath map[string]string, folders []skillFolder, cwd string) {
 	m := &c.msgs[i]
 	switch {
-	case m.Role == "assistant" && m.str == nil:
+	case m.Role == "assistant" && m.blocks != nil:
 		c.readArgs = map[string][]json.RawMessage{}
 		for _, b := range m.blocks {
 			if b.Type == "toolCall" && b.Name == "read" {
