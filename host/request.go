@@ -68,10 +68,10 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 		}
 		s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash}})
 	}
-	r := requestOf(p, s.eng.Archived())
+	r := requestOf(p, s.archived())
 	r.Cache = s.modelCache()
 	s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})
-	archived := s.eng.Archived()
+	archived := s.archived()
 	res := BeforeRequestResult{Archive: []Replacement{}}
 	if s.carried == nil {
 		s.carried = make(map[string]bool, len(p.Loads))

@@ -63,6 +63,10 @@ type Session struct {
 	// ctx is the context model of a host that sends its messages; nil
 	// until the first and after a restore (the host sends all again).
 	ctx *contextModel
+	// arch is the engine's archived set, asked again only after an event
+	// or a decision that can change it (archDirty).
+	arch      map[string]string
+	archDirty bool
 }
 
 // Options of a session.
@@ -137,8 +141,21 @@ func (s *Session) apply(ev lifecycle.Event) []lifecycle.Decision {
 	// Every event is built here with the field its type reads: Apply
 	// has no error to give.
 	ds, _ := s.eng.Apply(ev)
+	switch ev.Type {
+	case lifecycle.EvRestore, lifecycle.EvRecords, lifecycle.EvWorld, lifecycle.EvCompact:
+		s.archDirty = true
+	}
 	s.emit(ds)
 	return ds
+}
+
+// archived is the engine's archived set (Engine.Archived), kept between
+// the events that cannot change it. The caller must not change it.
+func (s *Session) archived() map[string]string {
+	if s.arch == nil || s.archDirty {
+		s.arch, s.archDirty = s.eng.Archived(), false
+	}
+	return s.arch
 }
 
 // emit sends each decision to the host as a session entry, and carries
@@ -146,6 +163,9 @@ func (s *Session) apply(ev lifecycle.Event) []lifecycle.Decision {
 // a line for the user), a model problem a warning.
 func (s *Session) emit(ds []lifecycle.Decision) {
 	for _, d := range ds {
+		if d.ChangesArchived() {
+			s.archDirty = true
+		}
 		s.sink.Record(d)
 		if d.Model == nil {
 			continue
@@ -177,6 +197,7 @@ func (s *Session) hostModel() {
 		return
 	}
 	ds, _ := s.eng.Apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel})
+	s.archDirty = true // not every decision of ds is emitted
 	s.emit(hostModelDecisions(ds))
 }
 
