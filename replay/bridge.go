@@ -180,8 +180,8 @@ func (v *bridgeView) outputTokens(e *session.Entry, cal Calibration) int {
 	return max(0, int(math.Round(float64(rec)*float64(newC)/float64(oldC))))
 }
 
-// What the bridge counts. Before each request the bridge measures the
-// context itself (messageSize and findLoads in extension/loads.ts): the
+// What the bridge counts. Before each request the sidecar measures the
+// context the bridge forwards (messageSize and scan in host/context.go): the
 // system prompt's length, then for each of Pi's messages the characters of
 // its text and thinking and of each tool call's name and JSON arguments,
 // in UTF-16 code units as JavaScript counts them. That is neither the

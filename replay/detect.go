@@ -84,8 +84,8 @@ type call struct {
 	Result   string // the load id of its result (idOf), once seen
 }
 
-// resultID names a tool result as the bridge does (extension/loads.ts,
-// resultId): by the id the bridge gave it (details.loadId) when it has
+// resultID names a tool result as the sidecar does (host/context.go,
+// nameOf): by the id the bridge gave it (details.loadId) when it has
 // one; else a skill load or a read of a skill's file by its tool call id,
 // or, when an earlier result on the branch already has that name (a
 // provider that reuses tool call ids), by "<id>#<n>" with the smallest n
