@@ -21,7 +21,10 @@ import (
 // the replacements). Run without the bridge, the same pair measures
 // itself.
 const hookStart = `export default function (pi) {
-	pi.on("context", () => { globalThis.__hookT0 = process.hrtime.bigint(); });
+	pi.on("context", () => {
+		globalThis.__hookCPU0 = process.cpuUsage();
+		globalThis.__hookT0 = process.hrtime.bigint();
+	});
 }
 `
 
@@ -29,16 +32,19 @@ const hookEnd = `import { appendFileSync } from "node:fs";
 export default function (pi) {
 	pi.on("context", (event) => {
 		const ns = process.hrtime.bigint() - (globalThis.__hookT0 ?? 0n);
-		appendFileSync(process.env.HOOK_LOG, event.messages.length + " " + ns + "\n");
+		const cpu = process.cpuUsage(globalThis.__hookCPU0);
+		appendFileSync(process.env.HOOK_LOG, event.messages.length + " " + ns + " " + (cpu.user + cpu.system) + "\n");
 	});
 }
 `
 
-// hookSample is one model request: the messages it carries and the time
-// spent between the two timing extensions.
+// hookSample is one model request: the messages it carries, the time
+// spent between the two timing extensions, and the CPU time Pi's process
+// spent meanwhile (the bridge's own work, without the wait for the
+// sidecar: on a busy machine the wall time is mostly waiting for a core).
 type hookSample struct {
 	messages int
-	d        time.Duration
+	d, cpu   time.Duration
 }
 
 // hookRun runs one Pi session of steps tool calls (a skill load every
@@ -80,12 +86,13 @@ func hookRun(tb testing.TB, pi PiInstall, steps int, bridge bool) []hookSample {
 	var out []hookSample
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		f := strings.Fields(line)
-		if len(f) != 2 {
+		if len(f) != 3 {
 			tb.Fatalf("hook log line %q", line)
 		}
 		n, _ := strconv.Atoi(f[0])
 		ns, _ := strconv.ParseInt(f[1], 10, 64)
-		out = append(out, hookSample{n, time.Duration(ns)})
+		us, _ := strconv.ParseInt(f[2], 10, 64)
+		out = append(out, hookSample{n, time.Duration(ns), time.Duration(us) * time.Microsecond})
 	}
 	if got, want := len(out), len(prov.Requests()); got != want {
 		tb.Fatalf("%d hook samples for %d model requests", got, want)
@@ -95,11 +102,11 @@ func hookRun(tb testing.TB, pi PiInstall, steps int, bridge bool) []hookSample {
 
 // quantile is the q-quantile of the samples whose message count lies in
 // [lo, hi] (nearest rank), and how many there are.
-func quantile(s []hookSample, lo, hi int, q float64) (time.Duration, int) {
+func quantile(s []hookSample, lo, hi int, q float64, cpu bool) (time.Duration, int) {
 	var ds []time.Duration
 	for _, x := range s {
 		if x.messages >= lo && x.messages <= hi {
-			ds = append(ds, x.d)
+			ds = append(ds, map[bool]time.Duration{false: x.d, true: x.cpu}[cpu])
 		}
 	}
 	if len(ds) == 0 {
@@ -124,10 +131,12 @@ func BenchmarkBridgeHook(b *testing.B) {
 				without = append(without, hookRun(b, pi, steps, false)...)
 			}
 			lo, hi := 2*steps-80, 2*steps+10 // the last 40 requests or so
-			med, n := quantile(with, lo, hi, 0.5)
-			p99, _ := quantile(with, lo, hi, 0.99)
-			all, _ := quantile(with, 0, hi, 0.5)
-			empty, _ := quantile(without, lo, hi, 0.5)
+			med, n := quantile(with, lo, hi, 0.5, false)
+			p99, _ := quantile(with, lo, hi, 0.99, false)
+			all, _ := quantile(with, 0, hi, 0.5, false)
+			empty, _ := quantile(without, lo, hi, 0.5, false)
+			cpu, _ := quantile(with, lo, hi, 0.5, true)
+			cpu99, _ := quantile(with, lo, hi, 0.99, true)
 			if n == 0 {
 				b.Fatalf("no request with %d to %d messages", lo, hi)
 			}
@@ -135,7 +144,9 @@ func BenchmarkBridgeHook(b *testing.B) {
 			b.ReportMetric(float64(p99.Microseconds()), "µs-p99")
 			b.ReportMetric(float64(all.Microseconds()), "µs-median-all")
 			b.ReportMetric(float64(empty.Microseconds()), "µs-harness")
-			b.Logf("%d requests at %d-%d messages: median %v, p99 %v (whole session median %v; harness alone %v)", n, lo, hi, med, p99, all, empty)
+			b.ReportMetric(float64(cpu.Microseconds()), "cpu-µs-median")
+			b.ReportMetric(float64(cpu99.Microseconds()), "cpu-µs-p99")
+			b.Logf("%d requests at %d-%d messages: median %v, p99 %v (whole session median %v; harness alone %v); Pi's CPU median %v, p99 %v", n, lo, hi, med, p99, all, empty, cpu, cpu99)
 		})
 	}
 }
