@@ -208,3 +208,38 @@ func TestContextRewind(t *testing.T) {
 		}
 	}
 }
+
+// TestContextPlaces: asked for, the answer lists every load of the
+// request with its message and whether it is archived, each time whole
+// (the Pi 1.6 bridge plans its context edits from them); not asked, none.
+func TestContextPlaces(t *testing.T) {
+	mod := func(c *rules.Config) { c.CacheAware.Enabled = false }
+	s := New(gateWorld(mod), InitializeParams{Cwd: "/x/eda"}, &recorder{}, Options{})
+	s.src.Cwd = "/x/eda"
+	msgs := contextMessages()[:5]
+	s.RunStart()
+	s.ToolLoad("call_0", "eda", "h-eda", 100)
+	res, err := s.BeforeRequest(BeforeRequestParams{Messages: msgs, Places: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LoadPlace{{ID: "call_1", Index: 2, Kind: KindResource}, {ID: "call_0", Index: 4, Kind: "tool"}}
+	if d := cmp.Diff(want, res.Places); d != "" {
+		t.Errorf("places before the archive (-want +got):\n%s", d)
+	}
+	s.RunEnd()
+	_ = s.UserPrompt(UserPromptParams{Text: "deploy the release to production now please"})
+	msgs = append(msgs, textMsg("user", "deploy the release to production now please"))
+	res, _ = s.BeforeRequest(BeforeRequestParams{From: 5, Messages: msgs[5:], Places: true})
+	want[0].Archived, want[1].Archived = true, true
+	if d := cmp.Diff(want, res.Places); d != "" {
+		t.Errorf("places after the archive (-want +got):\n%s", d)
+	}
+	res, _ = s.BeforeRequest(BeforeRequestParams{From: 6, Messages: []Message{}, Places: true})
+	if d := cmp.Diff(want, res.Places); d != "" || len(res.Set)+len(res.Clear) != 0 {
+		t.Errorf("nothing changed: %+v, want the places again and no change (-want +got):\n%s", res, d)
+	}
+	if res, _ = s.BeforeRequest(BeforeRequestParams{From: 6, Messages: []Message{}}); res.Places != nil {
+		t.Errorf("not asked: places %+v", res.Places)
+	}
+}
