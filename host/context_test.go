@@ -243,3 +243,28 @@ func TestContextPlaces(t *testing.T) {
 		t.Errorf("not asked: places %+v", res.Places)
 	}
 }
+
+// TestContextBodyInToolOutput: a tool result the sidecar found a body in
+// (details.skillBody, from tool_result) is a load of kind read with the
+// skill tool's hash, as the bridge's own load finding made it.
+func TestContextBodyInToolOutput(t *testing.T) {
+	idx := gateWorld(nil).Skills
+	out := textMsg("toolResult", "the decoded body")
+	out.ToolCallID, out.ToolName = "call_7", "bash"
+	out.Details = &MessageDetails{LoadID: "call_7", SkillBody: &SkillBody{Skill: "eda", Hash: "h-eda"}}
+	plain := textMsg("toolResult", "no body")
+	plain.ToolCallID, plain.ToolName = "call_8", "bash"
+	c := &contextModel{}
+	if err := c.update(0, []Message{callMsg(Block{Type: "toolCall", ID: "call_7", Name: "bash", Arguments: json.RawMessage(`{}`)}), out, plain}); err != nil {
+		t.Fatal(err)
+	}
+	c.scan(idx, "/x/eda")
+	loads, _, _, _ := c.request(0)
+	if len(loads) != 1 {
+		t.Fatalf("%d loads %+v, want the bash result's body", len(loads), loads)
+	}
+	want := []LoadRef{{ID: "call_7", Skill: "eda", Kind: "read", Size: int64(len("the decoded body")), Hash: "h-eda", Offset: loads[0].Offset}}
+	if d := cmp.Diff(want, loads); d != "" {
+		t.Errorf("loads (-want +got):\n%s", d)
+	}
+}
