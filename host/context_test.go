@@ -134,7 +134,7 @@ func TestContextDeltas(t *testing.T) {
 		t.Errorf("loads in deltas differ from whole (-whole +deltas):\n%s", d)
 	}
 	s.RunEnd()
-	_ = s.UserPrompt(UserPromptParams{Text: "deploy the release to production now please"})
+	_, _ = s.UserPrompt(UserPromptParams{Text: "deploy the release to production now please"})
 	msgs = append(msgs, textMsg("user", "deploy the release to production now please"))
 	res, err = s.BeforeRequest(BeforeRequestParams{From: 5, Messages: msgs[5:]})
 	if err != nil {
@@ -228,7 +228,7 @@ func TestContextPlaces(t *testing.T) {
 		t.Errorf("places before the archive (-want +got):\n%s", d)
 	}
 	s.RunEnd()
-	_ = s.UserPrompt(UserPromptParams{Text: "deploy the release to production now please"})
+	_, _ = s.UserPrompt(UserPromptParams{Text: "deploy the release to production now please"})
 	msgs = append(msgs, textMsg("user", "deploy the release to production now please"))
 	res, _ = s.BeforeRequest(BeforeRequestParams{From: 5, Messages: msgs[5:], Places: true})
 	want[0].Archived, want[1].Archived = true, true
