@@ -53,8 +53,8 @@ export default function skillLifecycle(pi: Pi) {
 	// cache), "stopped" (it decided to stop keeping it warm) or "".
 	let warming: "" | "warm" | "stopped" = "";
 	let lastWarmAt = 0; // when Pi last decided to refresh it, in this pause (0: not)
-	// What the sidecar holds of the context (docs/protocol.md, "The
-	// context in deltas"): the messages of the last request it answered
+	// What the sidecar holds of the context (docs/protocol.md,
+	// `before_request`): the messages of the last request it answered
 	// (how many, and the fingerprints of the first and the last), for the
 	// sidecar it was (its generation); resync forces a full send. held is
 	// the sidecar's replacements, applied to every request.
