@@ -3,9 +3,6 @@
 package host
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -13,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skill-lifecycle/skill-lifecycle/internal/gen"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/relbench"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -21,36 +19,17 @@ import (
 // (../shared/corpora/ml-pack) mixed into 10,000 generated skills, with the
 // pack's labelled prompts (dev-cases.jsonl).
 
-type devCase struct {
-	Source string   `json:"source"`
-	Prompt string   `json:"prompt"`
-	Expect []string `json:"expect"`
-	Avoid  []string `json:"avoid"`
-	Kind   string   `json:"kind"`
-	Host   string   `json:"host"`
-	Origin string   `json:"origin"`
-}
-
-func mlPack(t *testing.T) (string, []devCase) {
+// mlPack is the ML pack's skills folder and its labelled prompts, read by
+// the relevance bench's loader.
+func mlPack(t *testing.T) (string, []relbench.Case) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpora", "ml-pack")
-	data, err := os.ReadFile(filepath.Join(dir, "dev-cases.jsonl"))
+	p, err := relbench.LoadPack("ml", filepath.Join(dir, "skills"), filepath.Join(dir, "dev-cases.jsonl"))
 	if err != nil {
 		t.Fatalf("shared data missing: %v (tests read ../shared beside the repository root)", err)
 	}
-	var cases []devCase
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var c devCase
-		if err := json.Unmarshal(line, &c); err != nil {
-			t.Fatalf("dev-cases.jsonl:%d: %v", i+1, err)
-		}
-		cases = append(cases, c)
-	}
-	return filepath.Join(dir, "skills"), cases
+	return filepath.Join(dir, "skills"), p.Cases
 }
 
 // mixedWorld is the ML pack's skills spread evenly among n generated ones
@@ -157,7 +136,7 @@ func TestHintPrecisionMLPackIn10k(t *testing.T) {
 // (it is the one that handles it) and the ones the case expects it to
 // load; none for a router's case, but what it routes to, nor for a case
 // that should ask the user ("ask").
-func hintLabels(c devCase) []string {
+func hintLabels(c relbench.Case) []string {
 	switch {
 	case c.Kind == "ask":
 		return nil
@@ -167,7 +146,7 @@ func hintLabels(c devCase) []string {
 	return append([]string{c.Host}, c.Expect...)
 }
 
-func hintFigures(w *World, h rules.Hint, cases []devCase) (fired, right, labelled int) {
+func hintFigures(w *World, h rules.Hint, cases []relbench.Case) (fired, right, labelled int) {
 	for _, c := range cases {
 		ok := hintLabels(c)
 		if len(ok) > 0 {
