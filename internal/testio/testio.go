@@ -1,11 +1,15 @@
 // Package testio holds small readers and measurements that tests of
 // several packages share: a reader of one byte repeated, so that a test of
-// a huge input costs no memory of its own, and the bytes allocated while a
-// function runs. Only tests import it.
+// a huge input costs no memory of its own, the bytes allocated while a
+// function runs, and the CLI built once for a TestMain. Only tests import it.
 package testio
 
 import (
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 )
 
@@ -39,4 +43,27 @@ func Allocated(fn func()) uint64 {
 	fn()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// BuildCLI builds ./cmd/skill-lifecycle of the repository two folders up
+// from the test's package into a new temporary folder, for a TestMain. It
+// returns the repository's root, the binary and the function that removes
+// the folder.
+func BuildCLI(prefix string) (root, bin string, cleanup func(), err error) {
+	root, err = filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return "", "", nil, fmt.Errorf("repository root: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "skill-lifecycle-"+prefix+"-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	bin = filepath.Join(dir, "skill-lifecycle")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/skill-lifecycle")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, fmt.Errorf("go build ./cmd/skill-lifecycle: %v\n%s", err, out)
+	}
+	return root, bin, func() { os.RemoveAll(dir) }, nil
 }

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 )
 
 // binPath is the skill-lifecycle binary built once for the package;
@@ -18,27 +19,14 @@ import (
 var binPath, repoRoot string
 
 func TestMain(m *testing.M) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "browser: repository root:", err)
-		os.Exit(1)
-	}
-	repoRoot = root
-	dir, err := os.MkdirTemp("", "skill-lifecycle-browser-")
+	root, bin, cleanup, err := testio.BuildCLI("browser")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		os.Exit(1)
 	}
-	binPath = filepath.Join(dir, "skill-lifecycle")
-	build := exec.Command("go", "build", "-o", binPath, "./cmd/skill-lifecycle")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "browser: go build ./cmd/skill-lifecycle: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	repoRoot, binPath = root, bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 )
 
 // binPath is the skill-lifecycle binary built once for the package.
@@ -16,27 +18,14 @@ var binPath string
 var repoRoot string
 
 func TestMain(m *testing.M) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hostile: repository root:", err)
-		os.Exit(1)
-	}
-	repoRoot = root
-	dir, err := os.MkdirTemp("", "skill-lifecycle-hostile-")
+	root, bin, cleanup, err := testio.BuildCLI("hostile")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hostile:", err)
 		os.Exit(1)
 	}
-	binPath = filepath.Join(dir, "skill-lifecycle")
-	build := exec.Command("go", "build", "-o", binPath, "./cmd/skill-lifecycle")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "hostile: go build ./cmd/skill-lifecycle: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	repoRoot, binPath = root, bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
