@@ -3,74 +3,80 @@
 package e2e
 
 import (
-	"fmt"
 	"os/exec"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// tmuxPi runs Pi 1.6 interactively in a tmux session of its own.
-type tmuxPi struct {
+// tui is Pi running interactive in a tmux session of its own (a private
+// socket), read with capture-pane.
+type tui struct {
 	t    *testing.T
-	name string
+	tmux string
+	sock string
 }
 
-func startTmuxPi(t *testing.T, env *Env, extra ...string) *tmuxPi {
+// startTUI starts Pi interactive (the bridge loaded) in tmux, in a
+// terminal of cols × rows.
+func startTUI(t *testing.T, env *Env, cols, rows int) *tui {
 	t.Helper()
-	name := fmt.Sprintf("ctxedit-%d", time.Now().UnixNano())
-	envs := append(env.environ(nil), "TERM=xterm-256color", "COLORTERM=")
-	envs = append(envs, extra...)
-	var q []string
-	for _, e := range envs {
-		q = append(q, shellQuote(e))
-	}
-	args := []string{shellQuote(env.Pi.Node), shellQuote(env.Pi.CLI), "--offline", "-a"}
-	if env.Bridge != "" {
-		args = append(args, "-e", shellQuote(env.Bridge))
-	}
-	cmd := fmt.Sprintf("cd %s && exec env -i %s %s 2>%s", shellQuote(env.ProjectDir), strings.Join(q, " "), strings.Join(args, " "), shellQuote(filepath.Join(env.Home, "stderr.log")))
-	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "72", cmd).CombinedOutput(); err != nil {
-		t.Fatalf("tmux: %v\n%s", err, out)
-	}
-	tp := &tmuxPi{t: t, name: name}
-	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
-	return tp
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-func (p *tmuxPi) keys(k ...string) {
-	p.t.Helper()
-	if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", p.name}, k...)...).CombinedOutput(); err != nil {
-		p.t.Fatalf("send-keys: %v\n%s", err, out)
-	}
-}
-
-func (p *tmuxPi) capture() string {
-	p.t.Helper()
-	out, err := exec.Command("tmux", "capture-pane", "-p", "-t", p.name, "-S", "-200").CombinedOutput()
+	tmux, err := exec.LookPath("tmux")
 	if err != nil {
-		p.t.Fatalf("capture-pane: %v\n%s", err, out)
+		t.Fatal("this test drives Pi's terminal UI with tmux, which is not installed (scripts/setup-pi.sh installs it: apt-get install tmux)")
+	}
+	u := &tui{t: t, tmux: tmux, sock: t.TempDir() + "/tmux.sock"}
+	args := []string{"new-session", "-d", "-s", "pi", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), "-c", env.ProjectDir, "env", "-i"}
+	args = append(args, env.environ([]string{"TERM=xterm-256color"})...)
+	args = append(args, env.Pi.Node, env.Pi.CLI, "--offline", "-a", "-e", env.Bridge)
+	u.run(args...)
+	t.Cleanup(func() { _ = exec.Command(tmux, "-S", u.sock, "kill-server").Run() })
+	return u
+}
+
+func (u *tui) run(args ...string) string {
+	u.t.Helper()
+	out, err := exec.Command(u.tmux, append([]string{"-S", u.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		u.t.Fatalf("tmux %s: %v\n%s", args[0], err, out)
 	}
 	return string(out)
 }
 
-// waitFor polls the screen until it holds s.
-func (p *tmuxPi) waitFor(s string, d time.Duration) string {
-	p.t.Helper()
+// screen is what the terminal shows, with its scrollback.
+func (u *tui) screen() string {
+	return u.run("capture-pane", "-p", "-t", "pi", "-S", "-500")
+}
+
+// waitFor waits until the screen holds every one of want.
+func (u *tui) waitFor(d time.Duration, want ...string) string {
+	u.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
-		c := p.capture()
-		if strings.Contains(c, s) {
-			return c
+		s := u.screen()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				ok = false
+			}
+		}
+		if ok {
+			return s
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("screen never showed %q:\n%s", s, c)
+			u.t.Fatalf("the screen does not show %q after %v:\n%s", want, d, s)
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// send types text and Enter.
+func (u *tui) send(text string) {
+	u.t.Helper()
+	u.run("send-keys", "-t", "pi", "-l", text)
+	time.Sleep(200 * time.Millisecond)
+	u.run("send-keys", "-t", "pi", "Enter")
 }
 
 // TestContextEditTUI: what a user of Pi 1.6's interactive mode sees of an
@@ -81,24 +87,21 @@ func (p *tmuxPi) waitFor(s string, d time.Duration) string {
 // (tree-selector.js). The provider receives the placeholder.
 func TestContextEditTUI(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatalf("this test runs Pi's TUI in tmux, which is not installed: %v", err)
-	}
 	env, prov := packEnv(t, Steps(
 		[]Reply{load("write-sql-migration"), Say("Migration added.")},
 		[]Reply{load("trace-failing-request"), load("format-commit-message"), Say("Fixed and committed.")},
 	), `{"cacheAware": {"enabled": false}, "archiveVia": "context_edit"}`)
-	p := startTmuxPi(t, env)
-	p.waitFor("scripted-model", 30*time.Second)
-	p.keys("Add a migration with an index on orders.customer_id.", "Enter")
-	p.waitFor("Migration added.", 60*time.Second)
-	p.keys("Some requests to /orders fail with a 500 since this morning; find out why and commit the fix.", "Enter")
-	p.waitFor("Fixed and committed.", 60*time.Second)
+	u := startTUI(t, env, 100, 72)
+	u.waitFor(30*time.Second, "scripted-model")
+	u.send("Add a migration with an index on orders.customer_id.")
+	u.waitFor(60*time.Second, "Migration added.")
+	u.send("Some requests to /orders fail with a 500 since this morning; find out why and commit the fix.")
+	u.waitFor(60*time.Second, "Fixed and committed.")
 	reqs := prov.Requests()
 	if len(reqs) != 5 || CountInBody(reqs[3], placeholderSQL) != 1 || CountInMessages(reqs[3], bodySQL) != 0 {
 		t.Fatalf("%d requests; the fourth should hold the SQL placeholder, not the body", len(reqs))
 	}
-	screen := p.capture()
+	screen := u.screen()
 	t.Logf("the transcript:\n%s", screen)
 	if !strings.Contains(screen, `<skill_content name="write-sql-migration">`) || !strings.Contains(screen, "# Write a SQL migration") {
 		t.Errorf("the transcript no longer shows the SQL body as delivered")
@@ -108,13 +111,13 @@ func TestContextEditTUI(t *testing.T) {
 	if len(edits) != 1 {
 		t.Fatalf("context_edit entries %+v, want 1", edits)
 	}
-	p.keys("/tree", "Enter")
-	p.waitFor("Session Tree", 10*time.Second)
-	if strings.Contains(p.capture(), "[context replace") {
+	u.send("/tree")
+	u.waitFor(10*time.Second, "Session Tree")
+	if strings.Contains(u.screen(), "[context replace") {
 		t.Errorf("/tree lists the context edit in its default view")
 	}
-	p.keys("C-a") // every entry
-	tree := p.waitFor("[context replace: "+edits[0].Target+"]", 10*time.Second)
+	u.run("send-keys", "-t", "pi", "C-a") // every entry
+	tree := u.waitFor(10*time.Second, "[context replace: "+edits[0].Target+"]")
 	t.Logf("/tree, every entry:\n%s", tree)
-	p.keys("Escape")
+	u.run("send-keys", "-t", "pi", "Escape")
 }
