@@ -75,12 +75,16 @@ type builder struct {
 	spreadLog []float64 // by term: Σ r·ln r
 	parts     [][2]int32
 	generic   map[int32]bool // stems of generic words
+	inName    []int32        // the terms (stems and pairs) of the doc's name
 	byName    []int32        // doc indexes in name order
 	counting  bool           // the counting arrays grow with new terms
 }
 
 const flatChunk = 1 << 15
 
+// flatPosting is one term's counts in one doc. A term of the doc's name
+// has a negative short-field count (its magnitude is the count): the
+// flag costs no memory per posting.
 type flatPosting struct {
 	term, doc int32
 	tf        [numSlots]float32
@@ -405,7 +409,8 @@ func (b *builder) count(d int, create bool) {
 	b.touched = b.touched[:0]
 	b.lens = [numSlots]float64{}
 	b.textLen = 0
-	b.fields(d, func(text string, _ int, w float64) {
+	b.inName = b.inName[:0]
+	b.fields(d, func(text string, field int, w float64) {
 		prev := int32(-1)
 		scanWords(text, func(s string, upper, brk bool) {
 			if brk {
@@ -414,6 +419,9 @@ func (b *builder) count(d int, create bool) {
 			id := b.fieldWord(s, upper, create)
 			if id < 0 {
 				return
+			}
+			if field == fieldName {
+				b.inName = append(b.inName, id)
 			}
 			b.touch(id)
 			b.acc[slotShort][id] += float32(w)
@@ -429,6 +437,9 @@ func (b *builder) count(d int, create bool) {
 			}
 			if prev >= 0 && b.p.PairWeight > 0 {
 				if pid := b.pairID(prev, id, create); pid >= 0 {
+					if field == fieldName {
+						b.inName = append(b.inName, pid)
+					}
 					b.touch(pid)
 					b.acc[slotShort][pid] += float32(w * b.p.PairWeight)
 					b.lens[slotShort] += w * b.p.PairWeight
@@ -483,6 +494,9 @@ func (b *builder) count(d int, create bool) {
 				b.flat = append(b.flat, b.chunk)
 				b.chunk = make([]flatPosting, 0, flatChunk)
 			}
+			if tf[slotShort] > 0 && slices.Contains(b.inName, id) {
+				tf[slotShort] = -tf[slotShort]
+			}
 			b.chunk = append(b.chunk, flatPosting{term: id, doc: int32(d), tf: tf})
 			b.nflat++
 		}
@@ -497,6 +511,12 @@ func (b *builder) count(d int, create bool) {
 		b.docLens[k][d] = b.lens[k]
 	}
 }
+
+// Flags of a posting while the index is finished.
+const (
+	bodyOnly = 1 << iota // the term is in the doc's body only
+	named                // the term is in the doc's name
+)
 
 // spreadPrior is the pseudo-count of specificity's shrinkage.
 const spreadPrior = 20
@@ -547,19 +567,27 @@ func (b *builder) finish() *Index {
 		start[i] += start[i-1]
 	}
 	all := make([]posting, b.nflat)
-	bodyOnly := make([]bool, b.nflat)
+	// By posting: bodyOnly or named.
+	flags := make([]uint8, b.nflat)
+	nameDF := make([]int32, nt)
 	next := slices.Clone(start[:nt])
 	for ci, c := range b.flat {
 		for _, f := range c {
 			i := next[f.term]
 			// w holds the normalised frequency until the weights are known.
-			tf := float64(f.tf[slotShort]) / ix.norm[f.doc]
+			short := f.tf[slotShort]
+			if short < 0 {
+				short = -short
+				flags[i] |= named
+				nameDF[f.term]++
+			}
+			tf := float64(short) / ix.norm[f.doc]
 			if f.tf[slotBody] > 0 {
 				tf += float64(f.tf[slotBody]) / bodyNorm[f.doc]
 			}
 			all[i] = posting{doc: f.doc, w: float32(tf)}
-			if f.tf[slotShort] == 0 {
-				bodyOnly[i] = true
+			if short == 0 {
+				flags[i] |= bodyOnly
 			}
 			next[f.term]++
 		}
@@ -620,7 +648,7 @@ func (b *builder) finish() *Index {
 		bodyDF := min(1, p.BodyWeight)
 		df := 0.0
 		for i := range ps {
-			if bodyOnly[int(start[id])+i] {
+			if flags[int(start[id])+i]&bodyOnly != 0 {
 				df += bodyDF
 			} else {
 				df++
@@ -629,9 +657,27 @@ func (b *builder) finish() *Index {
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		ix.idf[id] = idf
 		w := idf * factor[id]
+		// A skill whose name holds the term is weighed by how few names
+		// hold it, when that says more than the spread over the texts.
+		nw, nf := w, factor[id]
+		if nameDF[id] > 0 && nd > 1 && p.NameSpread > 0 {
+			sn := 1 - math.Log(float64(nameDF[id]))/math.Log(n)
+			if sn > spec[id] {
+				nf = genericFactor(spec[id]+min(1, p.NameSpread)*(sn-spec[id]), p.Generic) * prior[id]
+				nw = idf * nf
+			}
+		}
 		for i := range ps {
 			tf := float64(ps[i].w)
-			ps[i].w = float32(w * tf * (p.K1 + 1) / (tf + p.K1))
+			ww := w
+			if flags[int(start[id])+i]&named != 0 && nw != w {
+				ww = nw
+				if ix.nameEvidence == nil {
+					ix.nameEvidence = map[uint64]float32{}
+				}
+				ix.nameEvidence[pairKey(ps[i].doc, int32(id))] = float32(prior[id] / nf)
+			}
+			ps[i].w = float32(ww * tf * (p.K1 + 1) / (tf + p.K1))
 		}
 	}
 	return ix

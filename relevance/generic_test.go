@@ -142,3 +142,41 @@ func TestBodyBudget(t *testing.T) {
 		t.Errorf("a body within its share: first %q, want alpha", got)
 	}
 }
+
+// TestNameWordsKeepTheirWeight: in a catalogue of one pipeline's stages
+// every text says "evaluate", so its spread weighs it down; but one skill
+// is named for it, and a prompt saying it is about that skill. The ML
+// pack's evaluate-ml-pipeline once ranked sixth of fifteen for "Evaluate
+// the baseline." (score 0.31 of the best): the skill that was loaded lost
+// its body on its own prompts. A word in one name of many keeps the weight
+// of that name's rarity; a word most names share ("ml") gains nothing.
+func TestNameWordsKeepTheirWeight(t *testing.T) {
+	var docs []Doc
+	for _, n := range []string{"frame", "build", "smoke", "audit", "review", "persist", "plot", "sync"} {
+		docs = append(docs, Doc{Name: n + "-ml-stage", Description: "The " + n + " stage of the pipeline, then the next stage.",
+			Body: "Evaluate the inputs. " + n + " them. Evaluate the result and record it."})
+	}
+	docs = append(docs,
+		Doc{Name: "evaluate-ml-stage", Description: "Evaluate one learner with cross-validation and save the report.",
+			Body: "Evaluate with the locked splitter. Save the scores."},
+		Doc{Name: "model-ml-stage", Description: "Choose the baseline learner, then a model menu; evaluate candidates.",
+			Body: "Start from the baseline. Lock the baseline before you evaluate a second baseline variant."},
+		Doc{Name: "frame-ml-problem", Description: "Frame the task and lock a baseline and a metric.",
+			Body: "The baseline is the reference every experiment is evaluated against."})
+	ix := NewIndex(docs, DefaultParams())
+	rk := ix.Rank("Evaluate the baseline.", DefaultMinSignal)
+	for i, r := range rk.Results {
+		if r.Skill == "evaluate-ml-stage" {
+			if i >= 3 || r.Score < 0.5*rk.Best {
+				t.Errorf("evaluate-ml-stage ranked #%d, score %.2f of best %.2f: want the top 3 and at least half the best: %+v", i+1, r.Score, rk.Best, rk.Results)
+			}
+			break
+		}
+	}
+	// A word every name holds is no reason to rank: "stage" alone
+	// scores every stage alike.
+	rk = ix.Rank("Which stage?", DefaultMinSignal)
+	if len(rk.Results) < 2 || rk.Results[0].Score > 1.5*rk.Results[len(rk.Results)-1].Score {
+		t.Errorf(`"stage", in every name, should not single one skill out: %+v`, rk.Results)
+	}
+}

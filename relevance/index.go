@@ -55,14 +55,18 @@ type Params struct {
 	// that name no topic on their own ("want", "look", "like",
 	// "something"; see genericEnglish), 1 leaving them as they are.
 	GenericWordWeight float64
+	// NameSpread weighs a term in a skill's name by how few of the
+	// catalogue's names hold it, when that is more specific than its
+	// spread over the texts. 0 turns it off.
+	NameSpread float64
 }
 
 // DefaultParams returns the documented defaults: k1 = 1.2, b = 0.75,
 // name ×3, description ×2, headings ×1, pairs ×1, body ×0.3 (body b 0.75),
-// generic damping 2, generic words ×0.25.
+// generic damping 2, generic words ×0.25, name spread 0.75.
 func DefaultParams() Params {
 	return Params{K1: 1.2, B: 0.75, NameWeight: 3, DescriptionWeight: 2, HeadingWeight: 1, PairWeight: 1, Damping: 1,
-		Generic: 2, BodyWeight: 0.3, BodyB: 0.75, GenericWordWeight: 0.25}
+		Generic: 2, BodyWeight: 0.3, BodyB: 0.75, GenericWordWeight: 0.25, NameSpread: 0.75}
 }
 
 // Validate reports the first parameter out of range: weights and K1 must be
@@ -123,9 +127,13 @@ type Index struct {
 	idf      []float64                  // by term id
 	norm     []float64                  // by doc: 1 - b + b*len/avglen of its fields
 	evidence []float32                  // by term id: its weight without the spread over its weight
-	stems    [numLangs]map[string]stemmed
-	docLang  []lang // by doc: its language
-	langs    []lang // the languages of the docs, most docs first
+	// nameEvidence is the evidence of the postings of a term in a skill's
+	// name weighed by the names' spread (Params.NameSpread), by
+	// pairKey(doc, term).
+	nameEvidence map[uint64]float32
+	stems        [numLangs]map[string]stemmed
+	docLang      []lang // by doc: its language
+	langs        []lang // the languages of the docs, most docs first
 }
 
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
@@ -389,8 +397,14 @@ func (ix *Index) Rank(text string, minSignal float64) Ranking {
 	// stages) would score every prompt low.
 	if len(order) > 0 && order[0].score > 0 {
 		var ev float64
-		for h := head[order[0].doc]; h != 0; h = hits[h-1].next {
-			ev += float64(hits[h-1].w) * float64(ix.evidence[qs[hits[h-1].term].id])
+		best := order[0].doc
+		for h := head[best]; h != 0; h = hits[h-1].next {
+			id := qs[hits[h-1].term].id
+			e, ok := ix.nameEvidence[pairKey(best, id)]
+			if !ok {
+				e = ix.evidence[id]
+			}
+			ev += float64(hits[h-1].w) * float64(e)
 		}
 		scale := ev * damp / order[0].score
 		for i := range order {

@@ -63,7 +63,7 @@ func parse(set string) (relevance.Params, bool, error) {
 	fields := map[string]*float64{
 		"k1": &p.K1, "b": &p.B, "name": &p.NameWeight, "description": &p.DescriptionWeight,
 		"headings": &p.HeadingWeight, "pair": &p.PairWeight, "damping": &p.Damping,
-		"generic": &p.Generic, "body": &p.BodyWeight, "bodyb": &p.BodyB, "gww": &p.GenericWordWeight,
+		"generic": &p.Generic, "body": &p.BodyWeight, "bodyb": &p.BodyB, "gww": &p.GenericWordWeight, "namespread": &p.NameSpread,
 	}
 	for _, kv := range strings.Split(set, ",") {
 		k, v, ok := strings.Cut(kv, "=")
