@@ -360,7 +360,7 @@ func TestDecisionsAreRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"v":1,"action":"archive","id":"s1","skill":"ship","reason":{"code":"superseded-mid-run","best":24,"of":1,"by":"model","text":"superseded by skill \"model\" loaded mid-run: no score against its name and description (best 24.00; kept: top 3 or score ≥ 12.00)"},"placeholder":"[skill-lifecycle: the instructions of skill \"ship\" were archived to save context. If you need them again, call the skill tool: skill(\"ship\").]"}`
+	const wantJSON = `{"v":1,"action":"archive","id":"s1","skill":"ship","reason":{"code":"superseded-mid-run","best":24,"of":1,"by":"model","text":"superseded by skill \"model\" loaded mid-run: no score against its name and description (best 24.00; kept: top 3 or score ≥ 15.60)"},"placeholder":"[skill-lifecycle: the instructions of skill \"ship\" were archived to save context. If you need them again, call the skill tool: skill(\"ship\").]"}`
 	if string(b) != wantJSON {
 		t.Errorf("archive record:\n got %s\nwant %s", b, wantJSON)
 	}

@@ -184,7 +184,8 @@ func (f fixedRanker) Rank(text string, minSignal float64) relevance.Ranking {
 }
 
 func TestWantedBy(t *testing.T) {
-	cfg := rules.Default() // topK 3, minSignal 2, relativeScore 0.5
+	cfg := rules.Default() // topK 3, minSignal 2
+	cfg.RelativeScore = 0.5
 	rk := fixedRanker{
 		"strong": {{Skill: "a", Score: 8}, {Skill: "b", Score: 4}, {Skill: "c", Score: 3.9}, {Skill: "d", Score: 2.5}},
 		"wide":   {{Skill: "a", Score: 4}, {Skill: "b", Score: 3}, {Skill: "c", Score: 2.5}, {Skill: "d", Score: 2.1}},

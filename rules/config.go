@@ -115,7 +115,7 @@ func Default() Config {
 	return Config{
 		Enabled:                 true,
 		TopK:                    3,
-		RelativeScore:           0.5,
+		RelativeScore:           0.65,
 		MinSignal:               2,
 		InferEntrySkill:         true,
 		EntrySkill:              "",

@@ -11,7 +11,7 @@ import (
 func TestDefaultsMatchReference(t *testing.T) {
 	// The defaults of ../shared/reference/lifecycle-options.md, written out.
 	want := map[string]any{
-		"enabled": true, "topK": 3.0, "relativeScore": 0.5, "minSignal": 2.0,
+		"enabled": true, "topK": 3.0, "minSignal": 2.0,
 		"inferEntrySkill": true, "entrySkill": "", "pinEntrySkill": true,
 		"helperSkills": []any{}, "protectCallers": false, "protectLoader": false,
 		"rules": []any{}, "threshold": 0.15, "pinned": []any{}, "minKeep": 2.0,
@@ -21,6 +21,10 @@ func TestDefaultsMatchReference(t *testing.T) {
 		// Unlike the reference (true): a project file applies on a host
 		// without trust only when the user opts in (docs/config.md).
 		"trustProjectConfig": false,
+		// Unlike the reference (0.5): with bodies indexed a pipeline's
+		// stages score alike, and half the best kept 4.4 skills a prompt
+		// on the ML pack (docs/relevance.md).
+		"relativeScore": 0.65,
 		// Not in the reference: cache-aware archiving (docs/cache-aware.md).
 		"cacheAware": map[string]any{"enabled": true, "readPrice": 0.1, "writePrice": 1.25,
 			"cacheTTLSeconds": 300.0, "horizonTurns": 3.0, "horizonRequests": 0.0, "maxDueShare": 0.15,

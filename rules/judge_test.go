@@ -174,9 +174,9 @@ func TestReasonTexts(t *testing.T) {
 		Prompt: "model the data, model the data", Ranker: ranker})
 	// model 20, eda 12, clean 10, eval 6, plot 2.
 	want := []string{
-		"not relevant to the prompt: ranked #4 of 5, score 6.00 (best 20.00; kept: top 3 or score ≥ 10.00)",
-		"not relevant to the prompt: no score (best 20.00; kept: top 3 or score ≥ 10.00)",
-		"not relevant to the prompt: ranked #5 of 5, score 2.00 (best 20.00; kept: top 3 or score ≥ 10.00)",
+		"not relevant to the prompt: ranked #4 of 5, score 6.00 (best 20.00; kept: top 3 or score ≥ 13.00)",
+		"not relevant to the prompt: no score (best 20.00; kept: top 3 or score ≥ 13.00)",
+		"not relevant to the prompt: ranked #5 of 5, score 2.00 (best 20.00; kept: top 3 or score ≥ 13.00)",
 	}
 	var got []string
 	for _, v := range out.Verdicts {
