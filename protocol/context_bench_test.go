@@ -45,30 +45,34 @@ func sessionMessages(n int, names []string) []host.Message {
 // request in a session of n requests (a third of them skill loads), as
 // the bridge sends it: "deltas" sends the two messages the request
 // appends (each iteration one more request, up to 2,000; then the same
-// again, empty); "loads" is the protocol before the context model, every
-// load listed with every request. The cost of deltas is to stay flat in
-// n.
+// again, empty); "places" the same, asking for the loads' places as the
+// Pi 1.6 bridge does; "loads" is the protocol before the context model,
+// every load listed with every request. The cost of deltas and places is
+// to stay flat in n.
 func BenchmarkBeforeRequestSession(b *testing.B) {
 	const more = 2000
 	for _, n := range scaleSizes {
-		b.Run(fmt.Sprintf("deltas/requests=%d", n), func(b *testing.B) {
-			c := startScale(b)
-			names := scaleInit(b, c, 28)
-			msgs := sessionMessages(n+more, names)
-			base := 1 + 2*n
-			c.roundTrip(b, frameOf(b, 2, MethodBeforeRequest, BeforeRequestParams{Messages: msgs[:base], SystemPromptSize: 8000}))
-			frames := make([][]byte, more+1)
-			for i := range more {
-				from := base + 2*i
-				frames[i] = frameOf(b, 3+i, MethodBeforeRequest, BeforeRequestParams{From: from, Messages: msgs[from : from+2], SystemPromptSize: 8000, SincePreviousMs: 1200})
-			}
-			frames[more] = frameOf(b, 3+more, MethodBeforeRequest, BeforeRequestParams{From: len(msgs), Messages: []host.Message{}, SystemPromptSize: 8000, SincePreviousMs: 1200})
-			i := 0
-			for b.Loop() {
-				c.roundTrip(b, frames[min(i, more)])
-				i++
-			}
-		})
+		for _, places := range []bool{false, true} {
+			name := map[bool]string{false: "deltas", true: "places"}[places]
+			b.Run(fmt.Sprintf("%s/requests=%d", name, n), func(b *testing.B) {
+				c := startScale(b)
+				names := scaleInit(b, c, 28)
+				msgs := sessionMessages(n+more, names)
+				base := 1 + 2*n
+				c.roundTrip(b, frameOf(b, 2, MethodBeforeRequest, BeforeRequestParams{Messages: msgs[:base], SystemPromptSize: 8000, Places: places}))
+				frames := make([][]byte, more+1)
+				for i := range more {
+					from := base + 2*i
+					frames[i] = frameOf(b, 3+i, MethodBeforeRequest, BeforeRequestParams{From: from, Messages: msgs[from : from+2], SystemPromptSize: 8000, SincePreviousMs: 1200, Places: places})
+				}
+				frames[more] = frameOf(b, 3+more, MethodBeforeRequest, BeforeRequestParams{From: len(msgs), Messages: []host.Message{}, SystemPromptSize: 8000, SincePreviousMs: 1200, Places: places})
+				i := 0
+				for b.Loop() {
+					c.roundTrip(b, frames[min(i, more)])
+					i++
+				}
+			})
+		}
 		b.Run(fmt.Sprintf("loads/requests=%d", n), func(b *testing.B) {
 			c := startScale(b)
 			names := scaleInit(b, c, 28)
