@@ -61,6 +61,10 @@ export default function skillLifecycle(pi: Pi) {
 	let sent = { generation: -1, length: 0, first: "", last: "" };
 	let resync = true;
 	const held = new Map<string, Patch>();
+	// The loads' places the sidecar answered, also a change set (asked
+	// for by Pi 1.6's bridge): the message of each load, and the archived.
+	const where: Where = new Map();
+	const archivedIds = new Set<string>();
 
 	const registerTool = () => {
 		if (toolRegistered || !side.init) return;
@@ -256,27 +260,36 @@ export default function skillLifecycle(pi: Pi) {
 		if (!res) {
 			// No answer: the request goes whole, and the next sends all.
 			resync = true;
+			where.clear();
+			archivedIds.clear();
 			dropPending();
 			return messages !== given ? { messages } : undefined;
 		}
 		if (res.reset) held.clear();
 		for (const k of res.clear ?? []) held.delete(patchKey(k));
 		for (const p of res.set ?? []) held.set(patchKey(p), p);
+		if (!asked || res.placesReset) {
+			where.clear();
+			archivedIds.clear();
+		}
+		for (const id of res.placesClear ?? []) {
+			where.delete(id);
+			archivedIds.delete(id);
+		}
+		for (const pl of res.places ?? []) {
+			where.set(pl.id, { msg: pl.index, kind: pl.kind });
+			if (pl.archived) archivedIds.add(pl.id);
+			else archivedIds.delete(pl.id);
+		}
 		sent = { generation: side.generation, length: n, first: fingerprint(messages[0]), last: fingerprint(messages[n - 1]) };
 		resync = false;
 		if (!be || !asked) {
 			const out = applyPatches(messages, held);
 			return out ? { messages: out } : messages !== given ? { messages } : undefined;
 		}
-		// The loads' places and the archived ones come with the answer
-		// (places): only the messages that hold loads stay put back (another
-		// extension's edits stay), and the edits are planned from them.
-		const where: Where = new Map();
-		const live = new Set<string>();
-		for (const pl of res.places ?? []) {
-			where.set(pl.id, { msg: pl.index, kind: pl.kind });
-			if (pl.archived) live.add(pl.id);
-		}
+		// From the loads' places and the archived ones: only the messages
+		// that hold loads stay put back (another extension's edits stay),
+		// and the edits are planned from them.
 		const restored = messages === given ? given : unedit(given, be, loadMessages(where));
 		const applied = applyPatches(restored, held) ?? restored;
 		let out = applied;
@@ -284,7 +297,7 @@ export default function skillLifecycle(pi: Pi) {
 			dropPending();
 			pending = plan(applied, restored, where, be);
 			if (!warms(ctx.model)) awaitBoundary();
-			if (via === "context_edit_only") out = deferArchives(given, restored, applied, where, live) ?? given;
+			if (via === "context_edit_only") out = deferArchives(given, restored, applied, where, archivedIds) ?? given;
 		}
 		if (!sameContext(out, given)) return { messages: out };
 	});

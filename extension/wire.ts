@@ -309,6 +309,8 @@ export interface BeforeRequestResult {
 	clear?: PatchKey[];
 	status?: string;
 	places?: LoadPlace[];
+	placesReset?: boolean;
+	placesClear?: string[];
 }
 
 // host.Replacement

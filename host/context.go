@@ -136,6 +136,11 @@ type contextModel struct {
 	// moved says a message held changed since.
 	archive []Replacement
 	moved   bool
+	// placed is what the host holds of the loads' places, by load id, as
+	// last answered (nil: nothing, the next answer sends all with
+	// PlacesReset); placedN is how many of loads it covers.
+	placed  map[string]LoadPlace
+	placedN int
 	// index and cwd are the skills and folder the scan found loads by.
 	index *Index
 	cwd   string
@@ -265,7 +270,7 @@ func (c *contextModel) update(from int, msgs []Message) error {
 		decoded[i] = cm
 	}
 	if from == 0 {
-		c.held = nil
+		c.held, c.placed = nil, nil
 	}
 	if from < len(c.msgs) {
 		c.moved = true
@@ -632,6 +637,7 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 		// Another world or folder: what is a load may have changed.
 		c.index, c.cwd = s.world.Skills, cwd
 		c.scanned, c.loads, c.names, c.byID, c.readArgs, c.offsets = 0, nil, nil, nil, nil, nil
+		c.moved = true
 	}
 	c.scan(c.index, cwd)
 	p.Loads, p.Total, p.PreviousSize, p.PreviousUsage = c.request(p.SystemPromptSize)
@@ -641,21 +647,54 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 		return BeforeRequestResult{}, err
 	}
 	res := BeforeRequestResult{Reset: p.From == 0, Status: r.Status}
-	if c.moved || c.held == nil || !slices.Equal(r.Archive, c.archive) {
+	changed := c.moved || c.held == nil || !slices.Equal(r.Archive, c.archive)
+	if p.Places {
+		c.placeChanges(s.archived(), changed, &res)
+	} else {
+		c.placed = nil // the host drops its places when it does not ask
+	}
+	if changed {
 		c.changes(c.patches(r.Archive), &res)
 		c.archive, c.moved = r.Archive, false
-	}
-	if p.Places {
-		res.Places = c.places(r.Archive)
 	}
 	return res, nil
 }
 
-// places are the places of the request's loads, those of archive marked.
-func (c *contextModel) places(archive []Replacement) []LoadPlace {
-	out := make([]LoadPlace, 0, len(c.loads))
-	for _, f := range c.loads {
-		out = append(out, LoadPlace{ID: f.ref.ID, Index: f.msg, Kind: f.ref.Kind, Archived: slices.ContainsFunc(archive, func(a Replacement) bool { return a.ID == f.ref.ID })})
+// placeChanges answers the places of the request's loads (those archived
+// marked) that the host does not hold as they are: all of them, with
+// PlacesReset, when it holds none; else those of the loads found since
+// the last answer, and, when a message held or the archive changed,
+// every place that changed and the ids gone (PlacesClear). A request
+// that appends and archives nothing new costs what it appends.
+func (c *contextModel) placeChanges(archived map[string]string, changed bool, res *BeforeRequestResult) {
+	if c.placed == nil {
+		c.placed, c.placedN, changed = make(map[string]LoadPlace, len(c.loads)), 0, true
+		res.PlacesReset = true
 	}
-	return out
+	start := c.placedN
+	if changed || start > len(c.loads) {
+		start = 0
+	}
+	for i := start; i < len(c.loads); i++ {
+		f := &c.loads[i]
+		if c.byID[f.ref.ID] != i {
+			continue // a later load has the id: the host keeps one place an id
+		}
+		_, arch := archived[f.ref.ID]
+		pl := LoadPlace{ID: f.ref.ID, Index: f.msg, Kind: f.ref.Kind, Archived: arch}
+		if old, ok := c.placed[pl.ID]; !ok || old != pl {
+			res.Places = append(res.Places, pl)
+			c.placed[pl.ID] = pl
+		}
+	}
+	if changed {
+		for id := range c.placed {
+			if _, ok := c.byID[id]; !ok {
+				res.PlacesClear = append(res.PlacesClear, id)
+				delete(c.placed, id)
+			}
+		}
+		slices.Sort(res.PlacesClear)
+	}
+	c.placedN = len(c.loads)
 }

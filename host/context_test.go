@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 )
 
@@ -209,9 +210,11 @@ func TestContextRewind(t *testing.T) {
 	}
 }
 
-// TestContextPlaces: asked for, the answer lists every load of the
-// request with its message and whether it is archived, each time whole
-// (the Pi 1.6 bridge plans its context edits from them); not asked, none.
+// TestContextPlaces: asked for, the answer is a change set of the loads'
+// places the host holds (the Pi 1.6 bridge plans its context edits from
+// them): all of them first (placesReset), then only what changed — a new
+// load, an archive, a load gone (placesClear) — and nothing when nothing
+// did; not asked, none, and the next ask starts over, as does from 0.
 func TestContextPlaces(t *testing.T) {
 	mod := func(c *rules.Config) { c.CacheAware.Enabled = false }
 	s := New(gateWorld(mod), InitializeParams{Cwd: "/x/eda"}, &recorder{}, Options{})
@@ -219,29 +222,44 @@ func TestContextPlaces(t *testing.T) {
 	msgs := contextMessages()[:5]
 	s.RunStart()
 	s.ToolLoad("call_0", "eda", "h-eda", 100)
-	res, err := s.BeforeRequest(BeforeRequestParams{Messages: msgs, Places: true})
-	if err != nil {
-		t.Fatal(err)
+	type got struct {
+		Places []LoadPlace
+		Reset  bool
+		Clear  []string
 	}
-	want := []LoadPlace{{ID: "call_1", Index: 2, Kind: KindResource}, {ID: "call_0", Index: 4, Kind: "tool"}}
-	if d := cmp.Diff(want, res.Places); d != "" {
-		t.Errorf("places before the archive (-want +got):\n%s", d)
+	ask := func(from int, ms []Message) got {
+		t.Helper()
+		res, err := s.BeforeRequest(BeforeRequestParams{From: from, Messages: ms, Places: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got{res.Places, res.PlacesReset, res.PlacesClear}
 	}
+	check := func(what string, want, g got) {
+		t.Helper()
+		if d := cmp.Diff(want, g, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s (-want +got):\n%s", what, d)
+		}
+	}
+	all := []LoadPlace{{ID: "call_1", Index: 2, Kind: KindResource}, {ID: "call_0", Index: 4, Kind: "tool"}}
+	check("the first answer", got{Places: all, Reset: true}, ask(0, msgs))
 	s.RunEnd()
 	_, _ = s.UserPrompt(UserPromptParams{Text: "deploy the release to production now please"})
 	msgs = append(msgs, textMsg("user", "deploy the release to production now please"))
-	res, _ = s.BeforeRequest(BeforeRequestParams{From: 5, Messages: msgs[5:], Places: true})
-	want[0].Archived, want[1].Archived = true, true
-	if d := cmp.Diff(want, res.Places); d != "" {
-		t.Errorf("places after the archive (-want +got):\n%s", d)
+	archived := []LoadPlace{{ID: "call_1", Index: 2, Kind: KindResource, Archived: true}, {ID: "call_0", Index: 4, Kind: "tool", Archived: true}}
+	check("after the archive", got{Places: archived}, ask(5, msgs[5:]))
+	check("nothing changed", got{}, ask(6, []Message{}))
+	cmd := contextMessages()[5]
+	g := ask(6, []Message{cmd})
+	if len(g.Places) != 1 || g.Places[0].ID != "user:1733100000000:deploy" || g.Places[0].Index != 6 || g.Reset || len(g.Clear) != 0 {
+		t.Errorf("a /skill: block appended: %+v, want its place alone", g)
 	}
-	res, _ = s.BeforeRequest(BeforeRequestParams{From: 6, Messages: []Message{}, Places: true})
-	if d := cmp.Diff(want, res.Places); d != "" || len(res.Set)+len(res.Clear) != 0 {
-		t.Errorf("nothing changed: %+v, want the places again and no change (-want +got):\n%s", res, d)
-	}
-	if res, _ = s.BeforeRequest(BeforeRequestParams{From: 6, Messages: []Message{}}); res.Places != nil {
+	check("the tool result replaced", got{Clear: []string{"call_0", "user:1733100000000:deploy"}}, ask(4, []Message{textMsg("toolResult", "nothing here")}))
+	if res, _ := s.BeforeRequest(BeforeRequestParams{From: 5, Messages: []Message{}}); res.Places != nil || res.PlacesReset {
 		t.Errorf("not asked: places %+v", res.Places)
 	}
+	check("asked again", got{Places: archived[:1], Reset: true}, ask(5, []Message{}))
+	check("from 0", got{Places: archived, Reset: true}, ask(0, msgs[:5]))
 }
 
 // TestContextBodyInToolOutput: a tool result the sidecar found a body in

@@ -327,9 +327,13 @@ type BeforeRequestResult struct {
 	// Status is a short line for the host's footer: the bodies loaded
 	// and archived, and the context saved so far (lines.go).
 	Status string `json:"status,omitempty"`
-	// Places, when asked for, are the places of all the request's loads,
-	// in context order.
-	Places []LoadPlace `json:"places,omitempty"`
+	// Places, when asked for, are what changes in the places of the
+	// request's loads the host holds (in context order): with
+	// PlacesReset, drop them all first; then take each of Places (by
+	// id), and drop the ids of PlacesClear.
+	Places      []LoadPlace `json:"places,omitempty"`
+	PlacesReset bool        `json:"placesReset,omitempty"`
+	PlacesClear []string    `json:"placesClear,omitempty"`
 }
 
 // LoadPlace is where a load of the request is: its message's index, its
