@@ -135,6 +135,7 @@ type contextModel struct {
 	// archive is the answer's replacements held, as the engine gave them;
 	// moved says a message held changed since.
 	archive []Replacement
+	spare   []Replacement // the slice archive was, for the next answer's
 	moved   bool
 	// placed is what the host holds of the loads' places, by load id, as
 	// last answered (nil: nothing, the next answer sends all with
@@ -642,7 +643,9 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 	c.scan(c.index, cwd)
 	p.Loads, p.Total, p.PreviousSize, p.PreviousUsage = c.request(p.SystemPromptSize)
 	p.ChangedFrom = 0
+	s.archiveInto = c.spare
 	r, err := s.beforeRequest(p)
+	s.archiveInto = nil
 	if err != nil {
 		return BeforeRequestResult{}, err
 	}
@@ -655,7 +658,9 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 	}
 	if changed {
 		c.changes(c.patches(r.Archive), &res)
-		c.archive, c.moved = r.Archive, false
+		c.archive, c.spare, c.moved = r.Archive, c.archive, false
+	} else {
+		c.spare = r.Archive
 	}
 	return res, nil
 }

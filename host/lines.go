@@ -26,8 +26,10 @@ type lineView struct {
 	known    bool              // archived holds the previous request's (false after a restore)
 	archived map[string]string // id → skill, of the bodies the previous request carried archived
 	previous map[string]bool   // the load ids the previous request carried
-	saved    int64             // characters the placeholders saved, summed over the requests
-	cpt      float64           // characters per token, from the last usage (0: default)
+	// spare is the map archived was before, reused for the next request's.
+	spare map[string]string
+	saved int64   // characters the placeholders saved, summed over the requests
+	cpt   float64 // characters per token, from the last usage (0: default)
 }
 
 // tokens converts n characters to tokens at the session's best estimate.
@@ -59,16 +61,13 @@ func (v *lineView) learn(p BeforeRequestParams) {
 func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, archived map[string]string) string {
 	v := &s.view
 	v.learn(p)
-	pos := make(map[string]lifecycle.BodyPosition, len(r.Bodies))
-	for _, b := range r.Bodies {
-		pos[b.ID] = b
-	}
 	var gone, back, again []LoadRef
-	wasArchived := map[string]bool{} // skills with a body archived at the previous request
-	for _, sk := range v.archived {
-		wasArchived[sk] = true
+	var wasArchived map[string]bool // skills with a body archived at the previous request, when needed
+	now := v.spare
+	if now == nil {
+		now = make(map[string]string)
 	}
-	now := make(map[string]string)
+	clear(now)
 	loaded, saved := 0, int64(0)
 	for _, l := range p.Loads {
 		if l.Kind == KindResource {
@@ -88,17 +87,32 @@ func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, archived map[
 			gone = append(gone, l)
 		case !isArch && was:
 			back = append(back, l)
-		case !v.previous[l.ID] && wasArchived[l.Skill] && (l.Kind == lifecycle.ByTool || l.Kind == lifecycle.ByRead || l.Kind == lifecycle.ByCommand):
-			again = append(again, l)
+		case !v.previous[l.ID] && (l.Kind == lifecycle.ByTool || l.Kind == lifecycle.ByRead || l.Kind == lifecycle.ByCommand):
+			if wasArchived == nil {
+				wasArchived = make(map[string]bool, len(v.archived))
+				for _, sk := range v.archived {
+					wasArchived[sk] = true
+				}
+			}
+			if wasArchived[l.Skill] {
+				again = append(again, l)
+			}
 		}
 	}
-	v.previous = make(map[string]bool, len(p.Loads))
+	if v.previous == nil {
+		v.previous = make(map[string]bool, len(p.Loads))
+	}
+	clear(v.previous)
 	for _, l := range p.Loads {
 		v.previous[l.ID] = true
 	}
-	v.archived, v.known = now, true
+	v.archived, v.spare, v.known = now, v.archived, true
 	v.saved += saved
-	if s.world.Config.Verbose {
+	if s.world.Config.Verbose && len(gone)+len(back)+len(again) > 0 {
+		pos := make(map[string]lifecycle.BodyPosition, len(r.Bodies))
+		for _, b := range r.Bodies {
+			pos[b.ID] = b
+		}
 		if len(gone) > 0 {
 			s.changeLine("archive", gone, archived, pos, r, p.CacheCold)
 		}

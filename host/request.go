@@ -72,7 +72,10 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 	r.Cache = s.modelCache()
 	s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})
 	archived := s.archived()
-	res := BeforeRequestResult{Archive: []Replacement{}}
+	res := BeforeRequestResult{Archive: s.archiveInto[:0]}
+	if res.Archive == nil {
+		res.Archive = []Replacement{}
+	}
 	if s.carried == nil {
 		s.carried = make(map[string]bool, len(p.Loads))
 	} else {

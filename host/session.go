@@ -67,6 +67,9 @@ type Session struct {
 	// or a decision that can change it (archDirty).
 	arch      map[string]string
 	archDirty bool
+	// archiveInto, when set, is the slice beforeRequest answers Archive
+	// in (the context model's spare: no allocation a request).
+	archiveInto []Replacement
 }
 
 // Options of a session.
