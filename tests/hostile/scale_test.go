@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
@@ -155,4 +156,77 @@ func TestHostileRPCHugePrompt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sessionOf is the messages of a session of n model requests: each one
+// an assistant's tool call and its result, every third the skill tool
+// loading one of the pack's skills.
+func sessionOf(n int) []host.Message {
+	text := func(role, s string) host.Message {
+		c, _ := json.Marshal([]host.Block{{Type: "text", Text: &s}})
+		return host.Message{Role: role, Content: c}
+	}
+	names := []string{"sql-migration", "go-tests", "release-notes"}
+	msgs := []host.Message{text("user", "work on the service")}
+	for i := range n {
+		id := fmt.Sprintf("call_%06d", i)
+		tool, args, out := "bash", `{"command":"go test ./..."}`, strings.Repeat("ok  \tpkg\n", 40)
+		skill := ""
+		if i%3 == 0 {
+			skill = names[(i/3)%len(names)]
+			tool, args = host.ToolName, `{"name":"`+skill+`"}`
+			out = `<skill_content name="` + skill + `">` + strings.Repeat("Do the work step by step. ", 230) + `</skill_content>`
+		}
+		call, _ := json.Marshal([]host.Block{{Type: "toolCall", ID: id, Name: tool, Arguments: json.RawMessage(args)}})
+		res := text("toolResult", out)
+		res.ToolCallID, res.ToolName = id, tool
+		if skill != "" {
+			res.Details = &host.MessageDetails{LoadID: id, Skill: skill, Hash: fmt.Sprintf("%064x", i)}
+		}
+		msgs = append(msgs, host.Message{Role: "assistant", Content: call, Timestamp: json.RawMessage(strconv.Itoa(1733100000000 + i))}, res)
+	}
+	return msgs
+}
+
+// TestHostileRPCPlacesDelta: in a long session whose host asks for the
+// loads' places at every request (the Pi 1.6 bridge), a request that
+// appends one skill load is answered that load's place alone, whether the
+// session has 100 or 1,000 requests behind it: the places are a change
+// set, like the replacements. Before, every answer listed every load (334
+// at 1,000 requests), each marked by a scan of the archive: quadratic.
+func TestHostileRPCPlacesDelta(t *testing.T) {
+	const small, large = 100, 1000
+	var cost [2]uint64
+	for k, n := range []int{small, large} {
+		s := startInProcess(t, protocol.Options{ServerVersion: "hostile", MaxMessage: 256 << 20})
+		s.initialize(newPack(t))
+		msgs := sessionOf(n + 3)
+		base := 1 + 2*n
+		var br protocol.BeforeRequestResult
+		s.ok(s.call(protocol.MethodBeforeRequest, protocol.BeforeRequestParams{Messages: msgs[:base], SystemPromptSize: 8000, Places: true}), &br)
+		if !br.PlacesReset || len(br.Places) != (n+2)/3 {
+			t.Errorf("%d requests: the first answer has %d places (reset %v), want all %d with placesReset", n, len(br.Places), br.PlacesReset, (n+2)/3)
+		}
+		// Requests n and n+1 append a bash call each, n+2 a load (n is a
+		// multiple of 3 plus 1).
+		for i, from := range []int{base, base + 2, base + 4} {
+			id, body := s.request(protocol.MethodBeforeRequest, protocol.BeforeRequestParams{From: from, Messages: msgs[from : from+2], SystemPromptSize: 8000, SincePreviousMs: 1200, Places: true})
+			grew, resp := measured(t, s, id, body)
+			br = protocol.BeforeRequestResult{}
+			s.ok(resp, &br)
+			if br.PlacesReset || len(br.PlacesClear) != 0 {
+				t.Errorf("%d requests, delta %d: placesReset %v, placesClear %v, want neither", n, i, br.PlacesReset, br.PlacesClear)
+			}
+			for _, p := range br.Places {
+				if p.Index < from {
+					t.Errorf("%d requests, delta %d: place %+v of a message sent before (from %d) answered again", n, i, p, from)
+				}
+			}
+			cost[k] = grew
+		}
+		if len(br.Places) != 1 || br.Places[0].ID != fmt.Sprintf("call_%06d", n+2) {
+			t.Errorf("%d requests: a load appended: places %+v, want its own alone", n, br.Places)
+		}
+	}
+	t.Logf("one more request with places: %d requests %.0f KiB, %d requests %.0f KiB allocated", small, float64(cost[0])/1024, large, float64(cost[1])/1024)
 }
