@@ -82,6 +82,9 @@ export function same(a: Content | undefined, b: Content | undefined): boolean {
 	return JSON.stringify(blocks(a)) === JSON.stringify(blocks(b));
 }
 
+/** The branch last built for each session manager, and the leaf it ends at. */
+const built = new WeakMap<object, { leaf: string; be: BranchEdits }>();
+
 interface Target {
 	id: string;
 	raw: Content;
@@ -96,7 +99,12 @@ export class BranchEdits {
 	readonly edits = new Map<string, Content | null>();
 
 	constructor(branch: Entry[]) {
-		for (const e of branch) {
+		this.add(branch);
+	}
+
+	/** add takes entries appended to the branch, oldest first. */
+	private add(entries: Entry[]) {
+		for (const e of entries) {
 			if (!e?.id) continue;
 			if (e.type === "context_edit" && typeof e.targetId === "string") {
 				this.edits.set(e.targetId, e.replacement ? e.replacement.content : null);
@@ -110,8 +118,30 @@ export class BranchEdits {
 		}
 	}
 
+	// of is the branch ctx's session ends at. Pi's entries never change
+	// once appended, so the branch last built is extended by the entries
+	// appended since (walking back from the leaf to the leaf it was built
+	// at) rather than built again from every entry at each request; a
+	// leaf elsewhere (a move in the tree, another session) builds anew.
 	static of(ctx: Context): BranchEdits {
-		return new BranchEdits(safe(() => ctx.sessionManager.getBranch()) ?? []);
+		const sm = ctx.sessionManager;
+		const leaf = safe(() => sm.getLeafId?.());
+		const was = typeof leaf === "string" && leaf ? built.get(sm) : undefined;
+		if (was && typeof leaf === "string") {
+			if (was.leaf === leaf) return was.be;
+			const added: Entry[] = [];
+			for (let e = safe(() => sm.getEntry?.(leaf)); e && added.length <= 4096; e = e.parentId ? safe(() => sm.getEntry?.(e!.parentId!)) : undefined) {
+				if (e.id === was.leaf) {
+					was.be.add(added.reverse());
+					was.leaf = leaf;
+					return was.be;
+				}
+				added.push(e);
+			}
+		}
+		const be = new BranchEdits(safe(() => sm.getBranch()) ?? []);
+		if (typeof leaf === "string" && leaf && sm && typeof sm === "object") built.set(sm, { leaf, be });
+		return be;
 	}
 
 	/** target is the entry message m comes from, when only one entry has its key. */

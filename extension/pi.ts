@@ -67,6 +67,7 @@ export interface Message {
 export interface Entry {
 	type: string; // message, custom, custom_message, compaction, context_edit, ...
 	id: string;
+	parentId?: string | null;
 	message?: Message; // message
 	customType?: string; // custom, custom_message
 	data?: unknown; // custom: the extension's own
@@ -119,6 +120,10 @@ export interface Context {
 	modelRegistry?: ModelRegistry;
 	sessionManager: {
 		getBranch(): Entry[];
+		/** The entry the branch ends at (Pi 1.6 and 0.73). */
+		getLeafId?(): string | null;
+		/** The entry with id (Pi 1.6 and 0.73). */
+		getEntry?(id: string): Entry | undefined;
 		/** Pi 1.6: the context as the session's entries and context edits make it. */
 		buildSessionProjection?(): unknown;
 		/** The file Pi records the session in; undefined when it keeps none. */
