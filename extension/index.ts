@@ -66,6 +66,24 @@ export default function skillLifecycle(pi: Pi) {
 	const where: Where = new Map();
 	const archivedIds = new Set<string>();
 
+	// The system prompt's size, measured again only in a new run or with
+	// other active tools: Pi 1.6 renders the whole prompt at each
+	// getSystemPrompt() (about 130 µs at 200 messages), from the run's
+	// options and its active tools.
+	let promptEpoch = 0;
+	let promptKey = "";
+	let promptSize = 0;
+	const systemPromptSize = (ctx: Context): number => {
+		const tools = safe(() => pi.getActiveTools?.());
+		const names = Array.isArray(tools) ? tools.map((t: unknown) => (typeof t === "string" ? t : String(record(t)?.name ?? ""))).join("\n") : "?";
+		const key = `${promptEpoch}\n${names}`;
+		if (key !== promptKey) {
+			promptSize = String(safe(() => ctx.getSystemPrompt?.()) ?? "").length;
+			promptKey = key;
+		}
+		return promptSize;
+	};
+
 	const registerTool = () => {
 		if (toolRegistered || !side.init) return;
 		toolRegistered = true;
@@ -87,6 +105,7 @@ export default function skillLifecycle(pi: Pi) {
 	};
 
 	pi.on("session_start", async (_event, ctx) => {
+		promptEpoch++;
 		await startAndRestore(ctx);
 	});
 
@@ -95,6 +114,7 @@ export default function skillLifecycle(pi: Pi) {
 	const restoreBranch = async (_event: unknown, ctx: Context) => {
 		side.ctx = ctx;
 		resync = true;
+		promptEpoch++;
 		if (!side.available) {
 			await startAndRestore(ctx);
 			return;
@@ -113,6 +133,7 @@ export default function skillLifecycle(pi: Pi) {
 	});
 
 	pi.on("before_agent_start", async (event, ctx) => {
+		promptEpoch++;
 		if (!side.available && !(await side.start(ctx))) return;
 		// The sidecar may start here rather than at session_start (a slow
 		// start): the skill tool is registered now, so the run offers it.
@@ -185,7 +206,7 @@ export default function skillLifecycle(pi: Pi) {
 		// sidecar sees the request as in hook mode, and so does the model
 		// when the sidecar does not answer (fail open).
 		const be = canEdit(ctx) ? BranchEdits.of(ctx) : undefined;
-		const base = String(safe(() => ctx.getSystemPrompt?.()) ?? "").length;
+		const base = systemPromptSize(ctx);
 		// Every edited message is put back for the sidecar (its view stays
 		// the same from request to request, so the deltas hold); its answer
 		// says which hold loads, and only those stay put back.
@@ -345,9 +366,11 @@ export default function skillLifecycle(pi: Pi) {
 	});
 
 	pi.on("agent_start", async (_event, ctx) => {
+		promptEpoch++;
 		if (side.available || side.init) await side.request("run/start", {}, ctx);
 	});
 	pi.on("agent_end", async (_event, ctx) => {
+		promptEpoch++;
 		if (side.available || side.init) await side.request("run/end", {}, ctx);
 		await side.modelSwitch.catch(() => undefined);
 	});
