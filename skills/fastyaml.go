@@ -3,14 +3,15 @@ package skills
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
 
 // fastYAML parses the frontmatter most skills use, without the YAML
-// library: top-level "key: value" lines with plain ASCII scalars, "|" and
-// ">" block scalars of evenly indented, non-blank lines, and a "metadata:"
-// block of "key: value" lines. It builds the same node tree yaml.v3 would
+// library: top-level "key: value" lines with plain scalars of printable
+// text (plainText), "|" and ">" block scalars of evenly indented,
+// non-blank lines, and a "metadata:" block of "key: value" lines. It builds the same node tree yaml.v3 would
 // (FuzzFastYAML checks this against yaml.v3 on every input it accepts) and
 // reports false for anything else, which then goes to yaml.v3. It exists
 // because yaml.v3 costs about 12 KB of allocations per document, which a
@@ -27,7 +28,7 @@ func fastYAML(fm []byte) (*yaml.Node, bool) {
 	seen := map[string]bool{}
 	for i := 0; i < len(lines); {
 		line := bytes.TrimSuffix(lines[i], []byte("\r"))
-		if !plainASCII(line) {
+		if !plainText(line) {
 			return nil, false
 		}
 		if len(line) == 0 {
@@ -84,12 +85,25 @@ func fastYAML(fm []byte) (*yaml.Node, bool) {
 	return root, true
 }
 
-// plainASCII accepts printable ASCII only (the line's final CR removed).
-func plainASCII(line []byte) bool {
-	for _, c := range line {
-		if c < 0x20 || c >= 0x7f {
+// plainText accepts printable text (the line's final CR removed): ASCII
+// from space to tilde, and valid UTF-8 above U+009F other than what
+// yaml.v3 reads as a line break (U+2028, U+2029), a byte order mark or
+// a non-character. Skill descriptions often hold a dash or an accent.
+func plainText(line []byte) bool {
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		if r < 0xa0 || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff || r == utf8.RuneError {
 			return false
 		}
+		i += size
 	}
 	return true
 }
@@ -152,7 +166,7 @@ func blockScalar(lines [][]byte, i int, folded bool) (string, int, bool) {
 	var parts []string
 	for ; i < len(lines); i++ {
 		line := bytes.TrimSuffix(lines[i], []byte("\r"))
-		if !plainASCII(line) {
+		if !plainText(line) {
 			return "", i, false
 		}
 		n := indentOf(line)
@@ -187,7 +201,7 @@ func flatMapping(lines [][]byte, i int) (*yaml.Node, int, bool) {
 	seen := map[string]bool{}
 	for ; i < len(lines); i++ {
 		line := bytes.TrimSuffix(lines[i], []byte("\r"))
-		if !plainASCII(line) {
+		if !plainText(line) {
 			return nil, i, false
 		}
 		n := indentOf(line)

@@ -59,7 +59,13 @@ func TestFastYAML(t *testing.T) {
 		{"description: >\n  one\n    more\n", false},
 		{"metadata:\n  deep:\n    x: 1\n", false},
 		{"name: a\nname: b\n", false},
-		{"name: café\n", false},
+		{"name: café\n", true},
+		{"description: >\n  Add a check — load x-y.\n  Ünïcode ✓ 😀\n", true},
+		{"description: a\u00a0b\n", true},
+		{"description: a\u0085b\n", false},
+		{"description: a\u2028b\n", false},
+		{"description: |\n  a\ufeffb\n", false},
+		{"description: a\xffb\n", false},
 		{"- a\n", false},
 		{"a: &x 1\nb: *x\n", false},
 		{"a: 1\n  b: 2\n", false},
@@ -78,7 +84,8 @@ func TestFastYAML(t *testing.T) {
 // to the same tree.
 func FuzzFastYAML(f *testing.F) {
 	for _, s := range []string{"name: a\ndescription: b\n", "description: >\n  a\n  b\nmetadata:\n  role: entry\n",
-		"a: true\nb: null\nc: |\n  x\n", "k: v,w\n"} {
+		"a: true\nb: null\nc: |\n  x\n", "k: v,w\n",
+		"description: >\n  Add — é\n  ✓ b\n", "d: x\u00a0y\u2029\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, fm string) {
