@@ -56,3 +56,14 @@ func (h handle) readAll(limit int64) ([]byte, error) {
 }
 
 func (h handle) close() { syscall.Close(h.fd) }
+
+// readRegular reads the regular file at path (not a symbolic link: the
+// caller resolved it) up to limit bytes, on a raw descriptor: one open,
+// one fstat and one read, where os.File costs twice as many calls.
+func readRegular(path string, limit int64) ([]byte, error) {
+	fd, size, err := regfile.OpenFD(path, true)
+	if err != nil {
+		return nil, err
+	}
+	return handle{fd: fd, size: size}.readAll(limit)
+}

@@ -31,7 +31,7 @@ func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
 	if !Within(realDir, realFile) {
 		return nil, "", fmt.Errorf("%s %w (%s)", path, ErrOutside, realFile)
 	}
-	data, err := readLimited(realFile, MaxFileSize)
+	data, err := readRegular(realFile, MaxFileSize)
 	if errors.Is(err, errTooLarge) {
 		return nil, "", fmt.Errorf("%s is over the %d-byte limit for a skill file", path, MaxFileSize)
 	}

@@ -7,29 +7,29 @@ import (
 )
 
 // Resolver resolves symbolic links in absolute paths as
-// filepath.EvalSymlinks does, remembering each folder it resolved: the
+// filepath.EvalSymlinks does, remembering each path it resolved: the
 // skills of a catalogue share their parent folders, so resolving N skill
 // files costs about 2N lstat calls instead of one per path element (ten
-// or more each). A path that is not absolute and clean is handed to
-// filepath.EvalSymlinks whole, since ".." after a link must follow the
-// link. The folders it remembers are those of the moment they were
-// first resolved: a Resolver is for one pass over a catalogue (a world
-// build), not kept. It is safe for concurrent use.
+// or more each), and resolving one again costs none. A path that is not
+// absolute and clean is handed to filepath.EvalSymlinks whole, since ".."
+// after a link must follow the link. The paths it remembers are those of
+// the moment they were first resolved: a Resolver is for one pass over a
+// catalogue (a world build), not kept. It is safe for concurrent use.
 type Resolver struct {
 	mu   sync.Mutex
-	dirs map[string]string // clean absolute folder -> resolved
+	dirs map[string]string // clean absolute path -> resolved
 }
 
 // NewResolver returns an empty Resolver.
 func NewResolver() *Resolver { return &Resolver{dirs: map[string]string{}} }
 
 // EvalSymlinks is filepath.EvalSymlinks(p), for p in a remembered folder
-// at the cost of one lstat.
+// at the cost of one lstat, and for a remembered p at none.
 func (r *Resolver) EvalSymlinks(p string) (string, error) {
 	if r == nil || !filepath.IsAbs(p) || filepath.Clean(p) != p {
 		return filepath.EvalSymlinks(p)
 	}
-	return r.resolve(p)
+	return r.dir(p)
 }
 
 func (r *Resolver) resolve(p string) (string, error) {
@@ -53,7 +53,7 @@ func (r *Resolver) resolve(p string) (string, error) {
 	return full, nil
 }
 
-// dir is the resolved form of folder d (absolute and clean).
+// dir is the resolved form of path d (absolute and clean), remembered.
 func (r *Resolver) dir(d string) (string, error) {
 	r.mu.Lock()
 	real, ok := r.dirs[d]
