@@ -77,6 +77,11 @@ func cueOf(w []byte) uint8 {
 // trimToken drops hyphens, underscores and apostrophes around a token and
 // a possessive "'s".
 func trimToken(t string) string {
+	// Most tokens start and end with an ASCII letter or digit, and do
+	// not end in "'s" or "’s": nothing to trim.
+	if n := len(t); n > 0 && asciiWord[t[0]] && asciiWord[t[n-1]] && (t[n-1] != 's' || n < 2 || (t[n-2] != '\'' && t[n-2] != 0x99)) {
+		return t
+	}
 	for {
 		n := len(t)
 		t = strings.TrimSuffix(strings.TrimSuffix(t, "'s"), "\u2019s")
@@ -134,18 +139,11 @@ type nameSet struct {
 // Clauses end at ". ", ";", "!", "?", table cells, blank lines, list items
 // and headings.
 func CrossRefs(bodies []Body) map[string]Refs {
-	names := nameSet{m: make(map[string]string, len(bodies))}
-	for _, b := range bodies {
-		if b.Name != "" {
-			low := strings.ToLower(b.Name)
-			if _, dup := names.m[low]; !dup {
-				names.m[low] = b.Name
-			}
-			if !strings.Contains(low, "-") {
-				names.oneWord = true
-			}
-		}
+	all := make([]string, len(bodies))
+	for i, b := range bodies {
+		all[i] = b.Name
 	}
+	names := newNameSet(all)
 	// A repeated name: the first body is the skill. The bodies are
 	// scanned by one worker per CPU, each with its own scanner.
 	first := make([]int, 0, len(bodies))
@@ -182,28 +180,102 @@ func CrossRefs(bodies []Body) map[string]Refs {
 	return out
 }
 
+// newNameSet is the set of names, the first of those that differ only
+// in case keeping its spelling ("" ignored).
+func newNameSet(all []string) nameSet {
+	names := nameSet{m: make(map[string]string, len(all))}
+	for _, n := range all {
+		if n != "" {
+			low := strings.ToLower(n)
+			if _, dup := names.m[low]; !dup {
+				names.m[low] = n
+			}
+			if !strings.Contains(low, "-") {
+				names.oneWord = true
+			}
+		}
+	}
+	return names
+}
+
+// RefFinder finds the cross-references of one body at a time, as
+// CrossRefs does over bodies of the given names: CrossRefs(bodies)[b.Name]
+// is Refs(b.Name, b.Text) for the first body of each name. It lets a
+// caller scan each body where it reads it. A RefFinder is for one
+// goroutine; Fork gives another over the same names.
+type RefFinder struct {
+	names *nameSet
+	sc    scanner
+}
+
+// NewRefFinder returns a RefFinder for bodies named names, in their
+// order (of names differing only in case, the first is the skill's).
+func NewRefFinder(names []string) *RefFinder {
+	ns := newNameSet(names)
+	return &RefFinder{names: &ns}
+}
+
+// Fork returns a RefFinder over f's names for another goroutine.
+func (f *RefFinder) Fork() *RefFinder { return &RefFinder{names: f.names} }
+
+// Refs are the skills the body text of skill self names and loads.
+func (f *RefFinder) Refs(self, text string) Refs { return f.sc.scan(self, text, *f.names) }
+
 // scanner keeps its buffers between bodies.
 type scanner struct {
 	lower         []byte
-	named, loaded map[string]bool
+	named, loaded []string // with repeats
 }
 
 func (sc *scanner) scan(self, text string, names nameSet) Refs {
-	if sc.named == nil {
-		sc.named, sc.loaded = map[string]bool{}, map[string]bool{}
+	sc.named, sc.loaded = sc.named[:0], sc.loaded[:0]
+	c := cursor{lineStart: true}
+	c.reset()
+	if names.oneWord {
+		sc.run(&c, self, text, names, len(text))
+		return Refs{Names: sorted(sc.named), Loads: sorted(sc.loaded)}
 	}
-	clear(sc.named)
-	clear(sc.loaded)
-	pos := 0             // word counter
-	verbPos := -1 << 30  // position of the active load verb, or of the last name after it
-	verbNeg := false     // the active verb is negated
-	prevVerb := -1 << 30 // position of the previous verb
-	negPos := -1 << 30   // position of the last negator
-	reset := func() { verbPos, prevVerb, negPos, verbNeg = -1<<30, -1<<30, -1<<30, false }
+	// Every name has a hyphen: only the clauses holding a hyphenated
+	// name need reading word by word. What a clause finds depends on
+	// nothing before it (a clause starts afresh), so the scan jumps to
+	// the last clause start before each such name.
+	for from := 0; ; {
+		start, end := nextHyphenName(text, from, self, names, &sc.lower)
+		if start < 0 {
+			break
+		}
+		if r := lastClauseStart(text, c.i, start); r >= 0 {
+			c = cursor{i: r}
+			c.reset()
+		}
+		sc.run(&c, self, text, names, end)
+		from = end
+	}
+	return Refs{Names: sorted(sc.named), Loads: sorted(sc.loaded)}
+}
 
-	i := 0
-	lineStart := true
-	for i < len(text) {
+// cursor is where a scan stands in a body, and its clause's state.
+type cursor struct {
+	i         int  // byte offset
+	lineStart bool // i opens a line
+	pos       int  // word counter
+	verbPos   int  // position of the active load verb, or of the last name after it
+	verbNeg   bool // the active verb is negated
+	prevVerb  int  // position of the previous verb
+	negPos    int  // position of the last negator
+}
+
+// reset starts a clause.
+func (c *cursor) reset() { c.verbPos, c.prevVerb, c.negPos, c.verbNeg = -1<<30, -1<<30, -1<<30, false }
+
+// run scans text from the cursor until the offset stop, a word's end.
+func (sc *scanner) run(c *cursor, self, text string, names nameSet, stop int) {
+	i, lineStart, pos, verbPos, verbNeg, prevVerb, negPos := c.i, c.lineStart, c.pos, c.verbPos, c.verbNeg, c.prevVerb, c.negPos
+	reset := func() { verbPos, prevVerb, negPos, verbNeg = -1<<30, -1<<30, -1<<30, false }
+	defer func() {
+		c.i, c.lineStart, c.pos, c.verbPos, c.verbNeg, c.prevVerb, c.negPos = i, lineStart, pos, verbPos, verbNeg, prevVerb, negPos
+	}()
+	for i < stop {
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(text[i:])
@@ -227,7 +299,7 @@ func (sc *scanner) scan(self, text string, names nameSet) Refs {
 			i += size
 			continue
 		}
-		if isNameRune(r) {
+		if r < utf8.RuneSelf && asciiName[r] || r >= utf8.RuneSelf && isNameRune(r) {
 			start := i
 			for i < len(text) {
 				if c := text[i]; c < utf8.RuneSelf {
@@ -253,10 +325,10 @@ func (sc *scanner) scan(self, text string, names nameSet) Refs {
 			if hyphenated || names.oneWord {
 				if canon, ok := names.m[string(low)]; ok && canon != self &&
 					(hyphenated || backticked(text, start, i) || nextWordIsSkill(text, i)) {
-					sc.named[canon] = true
+					sc.named = append(sc.named, canon)
 					if pos-verbPos <= callReach {
 						if !verbNeg {
-							sc.loaded[canon] = true
+							sc.loaded = append(sc.loaded, canon)
 						}
 						verbPos = pos // lists go on: "load a, b or c"
 					}
@@ -305,7 +377,85 @@ func (sc *scanner) scan(self, text string, names nameSet) Refs {
 		}
 		i += size
 	}
-	return Refs{Names: sortedKeys(sc.named), Loads: sortedKeys(sc.loaded)}
+}
+
+// nextHyphenName finds the first word of text at or after from that is
+// a hyphenated name of names other than self, as the scan cuts and folds
+// words, and returns its offsets (-1, -1: none). buf is fold's buffer.
+func nextHyphenName(text string, from int, self string, names nameSet, buf *[]byte) (start, end int) {
+	for from < len(text) {
+		h := strings.IndexByte(text[from:], '-')
+		if h < 0 {
+			break
+		}
+		h += from
+		start, end = h, h+1
+		for start > 0 {
+			if c := text[start-1]; c < utf8.RuneSelf {
+				if !asciiName[c] {
+					break
+				}
+				start--
+				continue
+			}
+			r, size := utf8.DecodeLastRuneInString(text[:start])
+			if !isNameRune(r) {
+				break
+			}
+			start -= size
+		}
+		for end < len(text) {
+			if c := text[end]; c < utf8.RuneSelf {
+				if !asciiName[c] {
+					break
+				}
+				end++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(text[end:])
+			if !isNameRune(r) {
+				break
+			}
+			end += size
+		}
+		from = end
+		if tok := trimToken(text[start:end]); tok != "" {
+			sc := scanner{lower: *buf}
+			low, hyphenated := sc.fold(tok)
+			*buf = sc.lower
+			if canon, ok := names.m[string(low)]; ok && hyphenated && canon != self {
+				return start, end
+			}
+		}
+	}
+	return -1, -1
+}
+
+// lastClauseStart is the offset in [lo, hi) after which the scan of
+// text starts a clause afresh and is not at a line's start, the last
+// before hi (-1: none): after a sentence's end, ";" or "|", and where a
+// blank line, a list item, a heading, a quote or a table row opens (run
+// resets there).
+func lastClauseStart(text string, lo, hi int) int {
+	for k := hi - 1; k >= lo; k-- {
+		switch text[k] {
+		case ';', '|':
+			return k + 1
+		case '.', '!', '?':
+			if k+1 >= len(text) || isSpaceByte(text[k+1]) {
+				return k + 1
+			}
+		case '\n':
+			j := k + 1
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			if j >= len(text) || text[j] == '\n' || text[j] == '\r' || strings.IndexByte("-*+#>|", text[j]) >= 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
@@ -314,6 +464,14 @@ func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c =
 var asciiName = func() (t [utf8.RuneSelf]bool) {
 	for c := 0; c < utf8.RuneSelf; c++ {
 		t[c] = isNameRune(rune(c))
+	}
+	return t
+}()
+
+// asciiWord marks the ASCII letters and digits.
+var asciiWord = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 	}
 	return t
 }()
@@ -349,9 +507,11 @@ func nextWordIsSkill(text string, end int) bool {
 // fold returns tok lower-cased without apostrophes, in the scanner's
 // buffer (valid until the next call), and whether it holds a hyphen.
 func (sc *scanner) fold(tok string) (low []byte, hyphen bool) {
-	sc.lower = sc.lower[:0]
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
+	sc.lower = append(sc.lower[:0], tok...)
+	low = sc.lower
+	n := 0
+	for i := 0; i < len(low); i++ {
+		c := low[i]
 		if c >= utf8.RuneSelf {
 			// Rare: fold the whole token the Unicode way.
 			sc.lower = append(sc.lower[:0], strings.ToLower(strings.ReplaceAll(tok, "’", ""))...)
@@ -366,18 +526,20 @@ func (sc *scanner) fold(tok string) (low []byte, hyphen bool) {
 		case c == '-':
 			hyphen = true
 		}
-		sc.lower = append(sc.lower, c)
+		low[n] = c
+		n++
 	}
-	return sc.lower, hyphen
+	return low[:n], hyphen
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// sorted is a sorted copy of names without repeats (never nil).
+func sorted(names []string) []string {
+	if len(names) == 0 {
+		return []string{}
 	}
+	out := slices.Clone(names)
 	slices.Sort(out)
-	return out
+	return slices.Clip(slices.Compact(out))
 }
 
 // LoadedBy inverts refs: for each skill, the skills whose bodies tell the
