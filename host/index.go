@@ -29,10 +29,18 @@ type Index struct {
 
 // NewIndex indexes the host's list: a skill without a name or a path,
 // and the second of two with one name, are left out with a diagnostic.
-func NewIndex(list []HostSkill) *Index { return newIndex(list, nil) }
+func NewIndex(list []HostSkill) *Index {
+	c := newIndex(list)
+	reals := make([]string, len(c.list))
+	for i, s := range c.list {
+		reals[i], _ = filepath.EvalSymlinks(s.Path)
+	}
+	c.indexPaths(reals)
+	return c
+}
 
-// newIndex is NewIndex resolving links with res (nil: none remembered).
-func newIndex(list []HostSkill, res *skills.Resolver) *Index {
+// newIndex is NewIndex without the paths (indexPaths).
+func newIndex(list []HostSkill) *Index {
 	c := &Index{byName: map[string]int{}, byPath: map[string]int{}, byShown: map[string]int{}}
 	for _, s := range list {
 		if s.Name == "" || s.Path == "" {
@@ -43,13 +51,8 @@ func newIndex(list []HostSkill, res *skills.Resolver) *Index {
 			c.Diagnostics = append(c.Diagnostics, fmt.Sprintf("skill %q listed twice by the host; the first (%s) is kept", s.Name, c.list[c.byName[s.Name]].Path))
 			continue
 		}
-		i := len(c.list)
+		c.byName[s.Name] = len(c.list)
 		c.list = append(c.list, s)
-		c.byName[s.Name] = i
-		c.byPath[filepath.Clean(s.Path)] = i
-		if real, err := res.EvalSymlinks(s.Path); err == nil {
-			c.byPath[real] = i
-		}
 	}
 	for i, s := range c.list {
 		if shown := skills.ModelText(s.Name); shown != s.Name {
@@ -59,6 +62,17 @@ func newIndex(list []HostSkill, res *skills.Resolver) *Index {
 		}
 	}
 	return c
+}
+
+// indexPaths indexes each skill's path and its resolved form, reals[i]
+// for the skill at i ("": it could not be resolved).
+func (c *Index) indexPaths(reals []string) {
+	for i, s := range c.list {
+		c.byPath[filepath.Clean(s.Path)] = i
+		if reals[i] != "" {
+			c.byPath[reals[i]] = i
+		}
+	}
 }
 
 // List returns the indexed skills, in host order.

@@ -3,10 +3,12 @@ package host
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -42,15 +44,21 @@ type Source struct {
 // It is the one place a catalog is built: the engine's (lifecycle.CatalogOf:
 // calls, inferred entry, BM25 index) and the host's index.
 func NewWorld(list []HostSkill, parsed []skills.Skill, cfg rules.Config, diags []string) *World {
-	return newWorld(NewIndex(list), parsed, cfg, diags)
+	return newWorld(NewIndex(list), parsed, nil, cfg, diags)
 }
 
-func newWorld(idx *Index, parsed []skills.Skill, cfg rules.Config, diags []string) *World {
+// newWorld is NewWorld over an index, with the cross-references of
+// parsed (nil: found here).
+func newWorld(idx *Index, parsed []skills.Skill, refs map[string]relevance.Refs, cfg rules.Config, diags []string) *World {
 	w := &World{Skills: idx, Parsed: make(map[string]*skills.Skill, len(parsed)), Config: cfg}
 	for i := range parsed {
 		w.Parsed[parsed[i].Name] = &parsed[i]
 	}
-	w.Catalog = lifecycle.CatalogOf(parsed, nil)
+	if refs == nil {
+		w.Catalog = lifecycle.CatalogOf(parsed, nil)
+	} else {
+		w.Catalog = lifecycle.CatalogWithRefs(parsed, refs)
+	}
 	w.Diagnostics = append(append([]string{}, w.Skills.Diagnostics...), diags...)
 	return w
 }
@@ -58,25 +66,35 @@ func newWorld(idx *Index, parsed []skills.Skill, cfg rules.Config, diags []strin
 // Load reads the world of src: every listed skill's file (skills.ReadSkill:
 // a file that resolves outside its folder, or is not a regular file, is
 // refused with a diagnostic) and the configuration (LoadConfig). The
-// files are read by one worker per CPU, links resolved once per folder
-// (skills.Resolver); the world keeps the host's order.
+// files are read by one worker per CPU, links resolved once per path
+// (skills.Resolver), each body's cross-references found as it is read;
+// the world keeps the host's order.
 func Load(src Source) *World {
 	res := skills.NewResolver()
-	idx := newIndex(src.Skills, res)
+	idx := newIndex(src.Skills)
 	out := make([]skills.Skill, len(idx.list))
 	errs := make([]error, len(idx.list))
+	reals := make([]string, len(idx.list))
+	refs := make([]relevance.Refs, len(idx.list))
+	names := make([]string, len(idx.list))
+	for i, hs := range idx.list {
+		names[i] = hs.Name
+	}
+	finder := relevance.NewRefFinder(names)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(1, len(idx.list)/64)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			finder := finder.Fork()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(idx.list) {
 					return
 				}
 				hs := idx.list[i]
+				reals[i], _ = res.EvalSymlinks(hs.Path)
 				s, _, err := skills.ReadSkillWith(res, hs.Path)
 				if err != nil {
 					errs[i] = err
@@ -91,21 +109,51 @@ func Load(src Source) *World {
 					s.Description = hs.Description
 				}
 				out[i] = *s
+				refs[i] = finder.Refs(s.Name, s.Body)
 			}
 		}()
 	}
 	wg.Wait()
+	idx.indexPaths(reals)
 	var diags []string
 	parsed := out[:0]
+	failed := map[string]bool{}
 	for i := range out {
 		if errs[i] != nil {
 			diags = append(diags, fmt.Sprintf("skill %q: %v", idx.list[i].Name, errs[i]))
+			failed[idx.list[i].Name] = true
 			continue
 		}
 		parsed = append(parsed, out[i])
+		refs[len(parsed)-1] = refs[i]
+	}
+	byName := make(map[string]relevance.Refs, len(parsed))
+	var again *relevance.RefFinder
+	for i, s := range parsed {
+		r := refs[i]
+		if len(failed) > 0 {
+			// The skills that could not be read are no names to find: a
+			// body that named one is scanned again without them (the
+			// others found the same as CrossRefs would).
+			if slices.ContainsFunc(r.Names, func(n string) bool { return failed[n] }) {
+				if again == nil {
+					again = relevance.NewRefFinder(parsedNames(parsed))
+				}
+				r = again.Refs(s.Name, s.Body)
+			}
+		}
+		byName[s.Name] = r
 	}
 	cfg, cd := LoadConfig(src)
-	return newWorld(idx, parsed, cfg, append(diags, cd...))
+	return newWorld(idx, parsed, byName, cfg, append(diags, cd...))
+}
+
+func parsedNames(ss []skills.Skill) []string {
+	out := make([]string, len(ss))
+	for i := range ss {
+		out[i] = ss[i].Name
+	}
+	return out
 }
 
 // OfCatalog is the world of skills discovered on disk (skills.Discover:

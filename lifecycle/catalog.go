@@ -16,26 +16,29 @@ import (
 // skills that declares none (relevance.InferEntry; the first by name is
 // the engine's InferredEntry). ranker ranks the skills; nil builds a
 // relevance.Index with default parameters over names, descriptions and
-// headings. It is the one catalog builder (host.NewWorld calls it).
+// headings, in the background (its first Rank waits for it). It is the
+// one catalog builder (host.NewWorld calls it).
 func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
-	// The cross-references (entry inference) and the relevance index
-	// are built side by side: each reads every skill, neither needs the
-	// other.
-	var ix rules.Ranker
-	done := make(chan struct{})
+	// The relevance index is built on its own goroutine, beside the
+	// cross-references and after CatalogOf returns: the catalog (and the
+	// host's listing) needs none of it, and its first Rank waits for it.
 	if ranker == nil {
-		go func() {
-			defer close(done)
-			ix = indexOf(ss)
-		}()
-	} else {
-		close(done)
+		ranker = buildIndex(ss)
 	}
 	bodies := make([]relevance.Body, len(ss))
 	for i, s := range ss {
 		bodies[i] = relevance.Body{Name: s.Name, Text: s.Body}
 	}
-	refs := relevance.CrossRefs(bodies)
+	return catalogOf(ss, relevance.CrossRefs(bodies), ranker)
+}
+
+// CatalogWithRefs is CatalogOf(ss, nil) for refs, the cross-references of
+// ss (relevance.CrossRefs of their bodies), found while reading them.
+func CatalogWithRefs(ss []skills.Skill, refs map[string]relevance.Refs) Catalog {
+	return catalogOf(ss, refs, buildIndex(ss))
+}
+
+func catalogOf(ss []skills.Skill, refs map[string]relevance.Refs, ranker rules.Ranker) Catalog {
 	cat := Catalog{Skills: make([]SkillInfo, len(ss)), Ranker: ranker}
 	folders := map[string][]string{}
 	declares := map[string]bool{}
@@ -65,11 +68,30 @@ func CatalogOf(ss []skills.Skill, ranker rules.Ranker) Catalog {
 	if len(cat.Inferred) > 0 {
 		cat.InferredEntry = slices.Min(cat.Inferred)
 	}
-	<-done
-	if cat.Ranker == nil {
-		cat.Ranker = ix
-	}
 	return cat
+}
+
+// pendingIndex is a relevance index being built: Rank waits for it.
+type pendingIndex struct {
+	done chan struct{}
+	ix   *relevance.Index
+}
+
+// buildIndex starts building the relevance index of ss (indexOf) and
+// returns it; ss must not change until it is built.
+func buildIndex(ss []skills.Skill) *pendingIndex {
+	p := &pendingIndex{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.ix = indexOf(ss)
+	}()
+	return p
+}
+
+// Rank implements rules.Ranker, once the index is built.
+func (p *pendingIndex) Rank(text string, minSignal float64) relevance.Ranking {
+	<-p.done
+	return p.ix.Rank(text, minSignal)
 }
 
 // DocOf is what the relevance index reads of a skill: its name,
