@@ -102,10 +102,18 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 		return nil, InitializeResult{}, missing("cwd")
 	}
 	src := Source{Skills: p.Skills, Cwd: p.Cwd, AgentDir: p.AgentDir, Trusted: p.Trusted}
-	s := New(Load(src), p, sink, o)
-	s.src = src
+	idx := newIndex(src.Skills)
+	var watch chan *skillWatch
 	if o.Watch {
-		s.watch = newSkillWatch(src, s.world.Skills.list)
+		// The watch's first stamps are taken beside the reading, not
+		// after it: at 100,000 skills the walk is 0.7 s of CPU.
+		watch = make(chan *skillWatch, 1)
+		go func() { watch <- newSkillWatch(src, idx.list) }()
+	}
+	s := New(load(src, idx), p, sink, o)
+	s.src = src
+	if watch != nil {
+		s.watch = <-watch
 	}
 	s.window = contextWindow(p.Models, p.CurrentModel)
 	diags := append([]string{}, s.world.Diagnostics...)

@@ -69,9 +69,11 @@ func newWorld(idx *Index, parsed []skills.Skill, refs map[string]relevance.Refs,
 // files are read by one worker per CPU, links resolved once per path
 // (skills.Resolver), each body's cross-references found as it is read;
 // the world keeps the host's order.
-func Load(src Source) *World {
+func Load(src Source) *World { return load(src, newIndex(src.Skills)) }
+
+// load is Load over idx, the index of src's list without its paths.
+func load(src Source, idx *Index) *World {
 	res := skills.NewResolver()
-	idx := newIndex(src.Skills)
 	out := make([]skills.Skill, len(idx.list))
 	errs := make([]error, len(idx.list))
 	reals := make([]string, len(idx.list))
