@@ -90,6 +90,7 @@ func load(src Source, idx *Index) *World {
 		go func() {
 			defer wg.Done()
 			finder := finder.Fork()
+			var buf []byte
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(idx.list) {
@@ -97,7 +98,7 @@ func load(src Source, idx *Index) *World {
 				}
 				hs := idx.list[i]
 				reals[i], _ = res.EvalSymlinks(hs.Path)
-				s, _, err := skills.ReadSkillWith(res, hs.Path)
+				s, _, err := skills.ReadSkillInto(res, hs.Path, &buf)
 				if err != nil {
 					errs[i] = err
 					continue

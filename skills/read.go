@@ -17,9 +17,12 @@ var ErrOutside = errors.New("resolves outside the skill's folder")
 // skill's folder (the folder of path, links resolved), anything but a
 // regular file, a file over MaxFileSize and a file whose frontmatter has
 // an error. baseDir is the skill's folder, links resolved.
-func ReadSkill(path string) (s *Skill, baseDir string, err error) { return readSkill(nil, path) }
+func ReadSkill(path string) (s *Skill, baseDir string, err error) { return readSkill(nil, path, nil) }
 
-func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
+// readSkill is ReadSkill resolving links with r (nil: none remembered),
+// reading the file into *buf (nil: a new buffer), which Parse does not
+// keep: the caller's next read may reuse it.
+func readSkill(r *Resolver, path string, buf *[]byte) (s *Skill, baseDir string, err error) {
 	realDir, err := r.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
 		return nil, "", err
@@ -31,7 +34,14 @@ func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
 	if !Within(realDir, realFile) {
 		return nil, "", fmt.Errorf("%s %w (%s)", path, ErrOutside, realFile)
 	}
-	data, err := readRegular(realFile, MaxFileSize)
+	var into []byte
+	if buf != nil {
+		into = *buf
+	}
+	data, err := readRegular(realFile, MaxFileSize, into)
+	if buf != nil && cap(data) > cap(into) {
+		*buf = data
+	}
 	if errors.Is(err, errTooLarge) {
 		return nil, "", fmt.Errorf("%s is over the %d-byte limit for a skill file", path, MaxFileSize)
 	}

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestResolverMatchesEvalSymlinks: the Resolver resolves every kind of
@@ -65,5 +68,46 @@ func TestResolverMatchesEvalSymlinks(t *testing.T) {
 	}
 	if s, _, err := ReadSkillWith(r, filepath.Join(root, "linked/skills/a2/SKILL.md")); err != nil || s.Body == "" {
 		t.Errorf("a linked skill folder: %v", err)
+	}
+}
+
+// TestReadSkillIntoReusesNothingItKept: a skill read into a buffer
+// keeps none of it, so the next read into the same buffer (a larger
+// file, then a smaller one) leaves it as ReadSkill reads it.
+func TestReadSkillIntoReusesNothingItKept(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(root, name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	paths := []string{
+		write("a-one", "---\nname: a-one\ndescription: First — é\nmetadata:\n  role: entry\n---\n# Alpha\n\nLoad b-two.\n"),
+		write("b-two", "---\nname: b-two\ndescription: >\n  Second, longer\n  than the first one by far\n---\n# Beta\n\n"+strings.Repeat("Text of b. ", 400)+"\n## End\n"),
+		write("c-three", "---\nname: c-three\ndescription: 'quoted'\n---\n# C\n\n"+strings.Repeat("Text of c. ", 40)),
+	}
+	res := NewResolver()
+	var buf []byte
+	var got []*Skill
+	for _, p := range paths {
+		s, _, err := ReadSkillInto(res, p, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	for i, p := range paths {
+		want, _, err := ReadSkill(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got[i]); diff != "" {
+			t.Errorf("%s read into a shared buffer differs (-ReadSkill +ReadSkillInto):\n%s", p, diff)
+		}
 	}
 }
