@@ -139,7 +139,7 @@ func (s *loadSpy) Observe(ev Event) {
 // when the pack says which skills Pi listed.
 func TestBridgeViewWhen(t *testing.T) {
 	viaTool := strings.NewReplacer(`"name":"read","arguments":{"path":"/p/.agents/skills/alpha/SKILL.md"}`, `"name":"skill","arguments":{"name":"alpha"}`,
-		`"toolName":"read"`, `"toolName":"skill"`)
+		`"toolName":"read"`, `"toolName":"skill"`, `"text":"---\nname: alpha\ndescription: Alpha things.\n---\n\nALPHA BODY\n"`, `"text":"<skill_content name=\"alpha\">\nALPHA BODY\n</skill_content>"`)
 	tests := []struct {
 		name  string
 		pack  *Pack

@@ -1,13 +1,15 @@
 package replay
 
 import (
+	"cmp"
 	"encoding/json"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
@@ -84,28 +86,6 @@ type call struct {
 	Result   string // the load id of its result (idOf), once seen
 }
 
-// resultID names a tool result as the sidecar does (host/context.go,
-// nameOf): by the id the bridge gave it (details.loadId) when it has
-// one; else a skill load or a read of a skill's file by its tool call id,
-// or, when an earlier result on the branch already has that name (a
-// provider that reuses tool call ids), by "<id>#<n>" with the smallest n
-// from 2 not yet taken; any other result by its tool call id. taken holds
-// the names of the results before it on the branch.
-func resultID(m *session.Message, counted bool, taken map[string]bool) string {
-	if m.LoadID != "" {
-		return m.LoadID
-	}
-	id := m.ToolCallID
-	if !counted || !taken[id] {
-		return id
-	}
-	for n := 2; ; n++ {
-		if c := id + "#" + strconv.Itoa(n); !taken[c] {
-			return c
-		}
-	}
-}
-
 func (c *call) strings() []string {
 	if !c.parsed {
 		c.parsed = true
@@ -117,41 +97,26 @@ func (c *call) strings() []string {
 var skillBlock = regexp.MustCompile(`^<skill name="([^"]*)" location="([^"]*)">`)
 
 // detect finds the skill loads and tool calls on a branch; cwd (the
-// session's) resolves the relative paths of reads of skills' files. A
-// file is a skill's when it lies in a folder the branch loads the skill
-// from, anywhere on the branch: the host knows every skill's folder from
-// the start, so a file read before its skill is loaded is one too.
+// session's) resolves the relative paths of reads. The loads are the
+// host's (host.LoadFinder, as the sidecar finds them in the messages the
+// bridge forwards): before each request the context Pi sends is handed
+// to the finder, and each load is placed at the entry that carries it.
+// What is replay's own: which skills the host lists, and where (the
+// pack's skills at the folders the session reads them from, hostSkills),
+// the tool calls (for comebacks and orphan uses), and the files of the
+// pack's and orphan folders (Pack.Dirs), which the host does not list.
 func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
-	return detectWith(p, br, cwd, detectWith(p, br, cwd, nil).folders)
-}
-
-// detectWith is detect with the skills' folders known from the start
-// (folders; nil: as they are met).
-func detectWith(p *Pack, br []*session.Entry, cwd string, folders map[string][]string) *pathInfo {
 	info := &pathInfo{loads: map[*session.Entry][]load{}, resources: map[*session.Entry][]resource{},
 		calls: map[*session.Entry][]*call{}, folders: map[string][]string{}, ids: map[*session.Entry]string{}, unknown: map[string][]string{}}
-	for skill, dirs := range folders {
-		info.folders[skill] = append([]string(nil), dirs...)
-	}
+	idx := host.NewIndex(hostSkills(p, br, cwd, info.unknown))
+	found := findLoads(p, idx, br, cwd, info.unknown)
 	// The calls awaiting their results, by tool call id, in call order: a
 	// provider may reuse ids, and results come in the order of the calls.
-	type awaiting struct {
-		c    *call
-		load *load  // the load the result brings, if any
-		res  string // the path of another file read ("" if none)
-	}
-	pending := map[string][]awaiting{}
-	taken := map[string]bool{} // the load ids of the results so far
+	pending := map[string][]*call{}
 	addFolder := func(skill, folder string) {
-		if folder == "" {
-			return
+		if folder != "" && !slices.Contains(info.folders[skill], folder) {
+			info.folders[skill] = append(info.folders[skill], folder)
 		}
-		for _, f := range info.folders[skill] {
-			if f == folder {
-				return
-			}
-		}
-		info.folders[skill] = append(info.folders[skill], folder)
 	}
 	for _, e := range br {
 		m := e.Message
@@ -164,103 +129,62 @@ func detectWith(p *Pack, br []*session.Entry, cwd string, folders map[string][]s
 				if b.Type != "toolCall" {
 					continue
 				}
-				c := &call{ID: b.ID, Name: b.Name, Args: b.Arguments}
-				w := awaiting{c: c}
-				switch b.Name {
-				case "skill":
-					var a struct {
-						Name  string `json:"name"`
-						Skill string `json:"skill"`
-					}
-					_ = json.Unmarshal([]byte(b.Arguments), &a)
-					name := a.Name
-					if name == "" {
-						name = a.Skill
-					}
-					if p.known(name) {
-						c.LoadOf = name
-						w.load = &load{Skill: name, Kind: lifecycle.ByTool}
-					} else if name != "" {
-						info.unknown[name] = append(info.unknown[name], "")
-					}
-				case "read":
-					var a struct {
-						Path     string `json:"path"`
-						FilePath string `json:"file_path"`
-						Offset   any    `json:"offset"`
-						Limit    any    `json:"limit"`
-					}
-					_ = json.Unmarshal([]byte(b.Arguments), &a)
-					fp := a.Path
-					if fp == "" {
-						fp = a.FilePath
-					}
-					// Only a full read loads the body (as the bridge counts it).
-					if path.Base(fp) == "SKILL.md" && a.Offset == nil && a.Limit == nil {
-						dir := path.Dir(fp)
-						if name := path.Base(dir); p.known(name) {
-							c.LoadOf = name
-							w.load = &load{Skill: name, Kind: lifecycle.ByRead, Folder: dir, Path: fp}
-						} else if name != "." && name != "/" {
-							info.unknown[name] = append(info.unknown[name], dir)
-						}
-					}
-					if w.load == nil && fp != "" {
-						w.res = fp
-					}
+				c := &call{ID: b.ID, Name: b.Name, Args: b.Arguments, LoadOf: asksFor(p, idx, b, cwd)}
+				if name := skillArg(b); b.Name == "skill" && name != "" && !p.known(name) {
+					info.unknown[name] = append(info.unknown[name], "")
 				}
-				pending[b.ID] = append(pending[b.ID], w)
+				pending[b.ID] = append(pending[b.ID], c)
 				info.calls[e] = append(info.calls[e], c)
 			}
 		case session.RoleToolResult:
-			var w awaiting
+			var c *call
 			if q := pending[m.ToolCallID]; len(q) > 0 {
-				w = q[0]
-				pending[m.ToolCallID] = q[1:]
+				c, pending[m.ToolCallID] = q[0], q[1:]
 			}
-			var res *resource
-			if w.res != "" {
-				abs := w.res
+			id := m.LoadID
+			if id == "" {
+				id = m.ToolCallID
+			}
+			f, ok := found[e]
+			if ok {
+				id = f.ID
+			}
+			info.ids[e] = id
+			if c != nil {
+				c.Result = id
+			}
+			fp := ""
+			if c != nil && c.Name == "read" {
+				fp = readPath(c.Args)
+			}
+			switch {
+			case ok && f.Kind == host.KindResource:
+				info.resources[e] = append(info.resources[e], resource{ID: id, Skill: f.Skill, Path: f.Path, Size: int(f.Size)})
+			case ok:
+				l := load{ID: id, Skill: f.Skill, Kind: f.Kind, Size: int(f.Size), Body: toolResultText(m)}
+				if f.Kind == lifecycle.ByRead && path.Base(fp) == "SKILL.md" {
+					l.Path, l.Folder = fp, path.Dir(fp)
+				}
+				info.loads[e] = append(info.loads[e], l)
+				addFolder(l.Skill, l.Folder)
+			case fp != "" && !m.IsError:
+				// A file of a pack or orphan folder the host does not list.
+				abs := fp
 				if !path.IsAbs(abs) && cwd != "" {
 					abs = path.Join(cwd, abs)
 				}
-				if skill := info.owner(p, abs); skill != "" && !m.IsError {
-					res = &resource{Skill: skill, Path: w.res, Size: utf8.RuneCountInString(toolResultText(m))}
+				if skill := packOwner(p, abs); skill != "" {
+					info.resources[e] = append(info.resources[e], resource{ID: id, Skill: skill, Path: fp, Size: utf16Len(toolResultText(m))})
 				}
 			}
-			isLoad := w.load != nil && !m.IsError
-			if !isLoad && res == nil && !m.IsError && m.SkillBody != "" && w.c != nil && w.c.Name != "skill" && p.known(m.SkillBody) {
-				// A body the bridge found in a tool's output (tool_result).
-				w.load, isLoad = &load{Skill: m.SkillBody, Kind: lifecycle.ByRead}, true
-			}
-			id := resultID(m, isLoad || res != nil, taken)
-			taken[id] = true
-			info.ids[e] = id
-			if w.c != nil {
-				w.c.Result = id
-			}
-			switch {
-			case res != nil:
-				res.ID = id
-				info.resources[e] = append(info.resources[e], *res)
-			case isLoad:
-				l := *w.load
-				l.ID = id
-				l.Body = toolResultText(m)
-				l.Size = utf8.RuneCountInString(l.Body)
-				info.loads[e] = append(info.loads[e], l)
-				addFolder(l.Skill, l.Folder)
-			}
 		case session.RoleUser:
-			if len(m.Blocks) == 0 || m.Blocks[0].Type != "text" {
+			f, ok := found[e]
+			if !ok {
 				continue
 			}
 			t := m.Blocks[0].Text
 			sm := skillBlock.FindStringSubmatch(t)
-			if sm != nil && !p.known(sm[1]) && sm[1] != "" {
-				info.unknown[sm[1]] = append(info.unknown[sm[1]], path.Dir(sm[2]))
-			}
-			if sm == nil || !p.known(sm[1]) {
+			if sm == nil {
 				continue
 			}
 			body := t
@@ -268,40 +192,227 @@ func detectWith(p *Pack, br []*session.Entry, cwd string, folders map[string][]s
 				body = t[:end+len("</skill>")]
 			}
 			dir := path.Dir(sm[2])
-			info.loads[e] = append(info.loads[e], load{ID: CommandLoadID(m, e, sm[1]), Skill: sm[1], Kind: lifecycle.ByCommand,
-				Size: utf8.RuneCountInString(body), Folder: dir, Path: sm[2], Body: body})
-			addFolder(sm[1], dir)
+			info.loads[e] = append(info.loads[e], load{ID: f.ID, Skill: f.Skill, Kind: lifecycle.ByCommand,
+				Size: int(f.Size), Folder: dir, Path: sm[2], Body: body})
+			addFolder(f.Skill, dir)
 		}
 	}
 	return info
 }
 
-// owner is the skill whose folder holds the file at fp: a folder its
-// loads named so far, or <dir>/<name> of a pack folder; the deepest wins
-// ("" for none).
-func (info *pathInfo) owner(p *Pack, fp string) string {
-	fp = path.Clean(fp)
-	best, depth := "", 0
-	try := func(skill, dir string) {
-		if dir != "" && strings.HasPrefix(fp, strings.TrimSuffix(dir, "/")+"/") && len(dir) > depth {
-			best, depth = skill, len(dir)
+// findLoads runs the host's load finder over the context of each request
+// of the branch, and of the branch's end: the first load found in each
+// entry's message, by entry. Loads of skills the pack does not name go to
+// unknown.
+func findLoads(p *Pack, idx *host.Index, br []*session.Entry, cwd string, unknown map[string][]string) map[*session.Entry]host.LoadRef {
+	f := host.NewLoadFinder(idx, cwd)
+	out := map[*session.Entry]host.LoadRef{}
+	seen := map[*session.Entry]bool{}
+	var prev []session.ContextMessage // the messages last handed over
+	var sent []host.Message
+	find := func(cms []session.ContextMessage) {
+		from := 0
+		for from < len(prev) && from < len(cms) && prev[from] == cms[from] {
+			from++
+		}
+		sent = sent[:from]
+		for _, cm := range cms[from:] {
+			sent = append(sent, hostMessage(cm))
+		}
+		prev = append(prev[:0], cms...)
+		loads, err := f.Find(from, sent[from:])
+		if err != nil {
+			return // replay builds every message; none is malformed
+		}
+		for _, l := range loads {
+			e := cms[l.Msg].Entry
+			if cms[l.Msg].Kind != session.FromMessage || l.Kind == lifecycle.ByReattach || seen[e] {
+				continue
+			}
+			seen[e] = true
+			if l.Kind != host.KindResource && !p.known(l.Skill) {
+				if l.Kind == lifecycle.ByTool {
+					continue // noted at the call (detect)
+				}
+				dir := ""
+				if l.Kind == lifecycle.ByCommand {
+					if sm := skillBlock.FindStringSubmatch(e.Message.Blocks[0].Text); sm != nil {
+						dir = path.Dir(sm[2])
+					}
+				}
+				unknown[l.Skill] = append(unknown[l.Skill], dir)
+				continue
+			}
+			out[e] = l.LoadRef
 		}
 	}
-	for skill, dirs := range info.folders {
-		for _, d := range dirs {
-			try(skill, d)
+	cb := session.NewContextBuilder(br)
+	for !cb.Done() {
+		if e := cb.Peek(); e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == session.RoleAssistant {
+			find(cb.Messages())
 		}
+		cb.Step()
 	}
-	if p != nil {
-		for _, d := range p.Dirs {
-			if rest, ok := strings.CutPrefix(fp, strings.TrimSuffix(d, "/")+"/"); ok {
-				if name, _, ok := strings.Cut(rest, "/"); ok && p.known(name) {
-					try(name, path.Join(d, name))
+	find(cb.Messages())
+	return out
+}
+
+// hostSkills is the skill list the host gives the bridge, as far as the
+// branch shows it: each skill of the pack at the SKILL.md path the
+// branch first loads it from (a full read of <dir>/<name>/SKILL.md, or a
+// /skill:name block's location). Without a pack, every such read names a
+// skill.
+func hostSkills(p *Pack, br []*session.Entry, cwd string, unknown map[string][]string) []host.HostSkill {
+	var list []host.HostSkill
+	seen := map[string]bool{}
+	add := func(name, loc string) {
+		if name == "" || seen[name] || !p.known(name) {
+			return
+		}
+		seen[name] = true
+		if !path.IsAbs(loc) {
+			loc = host.ResolvePath(loc, cwd)
+		}
+		list = append(list, host.HostSkill{Name: name, Path: loc})
+	}
+	for _, e := range br {
+		m := e.Message
+		if m == nil {
+			continue
+		}
+		switch m.Role {
+		case session.RoleAssistant:
+			for _, b := range m.Blocks {
+				if b.Type != "toolCall" || b.Name != "read" {
+					continue
+				}
+				var a struct {
+					Offset any `json:"offset"`
+					Limit  any `json:"limit"`
+				}
+				_ = json.Unmarshal([]byte(b.Arguments), &a)
+				if fp := readPath(b.Arguments); path.Base(fp) == "SKILL.md" && a.Offset == nil && a.Limit == nil {
+					dir := path.Dir(fp)
+					if name := path.Base(dir); !p.known(name) && name != "." && name != "/" {
+						unknown[name] = append(unknown[name], dir)
+					}
+					add(path.Base(dir), fp)
+				}
+			}
+		case session.RoleUser:
+			if len(m.Blocks) > 0 && m.Blocks[0].Type == "text" {
+				if sm := skillBlock.FindStringSubmatch(m.Blocks[0].Text); sm != nil {
+					add(sm[1], sm[2])
 				}
 			}
 		}
 	}
-	return best
+	return list
+}
+
+// asksFor is the skill a tool call asks to load ("" for none): a skill
+// tool call naming a skill of the pack, or a full read of a SKILL.md the
+// host lists. The comeback model reads it as the agent choosing its skill,
+// whether or not the call succeeds.
+func asksFor(p *Pack, idx *host.Index, b session.Block, cwd string) string {
+	var a struct {
+		Path   string `json:"path"`
+		Offset any    `json:"offset"`
+		Limit  any    `json:"limit"`
+	}
+	_ = json.Unmarshal([]byte(b.Arguments), &a)
+	switch b.Name {
+	case "skill":
+		if name := skillArg(b); p.known(name) {
+			return name
+		}
+	case "read":
+		if a.Path != "" && a.Offset == nil && a.Limit == nil {
+			if s, ok := idx.SkillFile(host.ResolvePath(a.Path, cwd)); ok {
+				return s.Name
+			}
+		}
+	}
+	return ""
+}
+
+// skillArg is the skill a skill tool call names ("" for none).
+func skillArg(b session.Block) string {
+	var a struct {
+		Name  string `json:"name"`
+		Skill string `json:"skill"`
+	}
+	_ = json.Unmarshal([]byte(b.Arguments), &a)
+	return cmp.Or(a.Name, a.Skill)
+}
+
+// readPath is the path a read call names ("" for none).
+func readPath(args string) string {
+	var a struct {
+		Path string `json:"path"`
+	}
+	_ = json.Unmarshal([]byte(args), &a)
+	return a.Path
+}
+
+// hostMessage is a context message as the bridge forwards it to the
+// sidecar (host.Message).
+func hostMessage(cm session.ContextMessage) host.Message {
+	m := cm.Message
+	hm := host.Message{Role: m.Role, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError}
+	if e := cm.Entry; cm.Kind == session.FromMessage && e.Message != nil && e.Message.Role == session.RoleCustom {
+		hm.Role, hm.CustomType = "custom", e.Message.CustomType
+	} else if cm.Kind == session.FromCustomMessage {
+		hm.Role, hm.CustomType = "custom", e.CustomType
+	}
+	switch {
+	case m.Timestamp > 0:
+		hm.Timestamp = json.RawMessage(strconv.FormatInt(m.Timestamp, 10))
+	case cm.Entry != nil:
+		hm.Timestamp, _ = json.Marshal(cm.Entry.ID)
+	}
+	if m.LoadID != "" || m.SkillBody != "" {
+		hm.Details = &host.MessageDetails{LoadID: m.LoadID}
+		if m.SkillBody != "" {
+			hm.Details.SkillBody = &host.SkillBody{Skill: m.SkillBody}
+		}
+	}
+	blocks := make([]host.Block, 0, len(m.Blocks))
+	for _, b := range m.Blocks {
+		hb := host.Block{Type: b.Type, Name: b.Name, ID: b.ID}
+		switch b.Type {
+		case "text":
+			hb.Text = &b.Text
+		case "thinking":
+			hb.Thinking = &b.Thinking
+		case "toolCall":
+			if json.Valid([]byte(b.Arguments)) {
+				hb.Arguments = json.RawMessage(b.Arguments)
+			}
+		default:
+			continue
+		}
+		blocks = append(blocks, hb)
+	}
+	hm.Content, _ = json.Marshal(blocks)
+	return hm
+}
+
+// packOwner is the skill whose folder <dir>/<name> of a pack or orphan
+// folder (Pack.Dirs) holds the file at fp ("" for none).
+func packOwner(p *Pack, fp string) string {
+	if p == nil {
+		return ""
+	}
+	fp = path.Clean(fp)
+	for _, d := range p.Dirs {
+		if rest, ok := strings.CutPrefix(fp, strings.TrimSuffix(d, "/")+"/"); ok {
+			if name, _, ok := strings.Cut(rest, "/"); ok && p.known(name) {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // CommandLoadID is the load id of a /skill:name block, as the bridge

@@ -299,7 +299,7 @@ func TestDetectLoads(t *testing.T) {
 		return out
 	}
 	beta := got{"user:1767225601000:beta", "beta", "command", "/pack/beta", "<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nReferences are relative to /pack/beta.\n\nBETA BODY\n</skill>"}
-	gamma := got{"c1", "gamma", "tool", "", "GAMMA BODY"}
+	gamma := got{"c1", "gamma", "tool", "", "<skill_content name=\"gamma\">\nGAMMA BODY\n</skill_content>"}
 	notes := got{"c2", "notes", "read", "/elsewhere/notes", "NOTES"}
 	// With a pack, only its skills count; without, any SKILL.md does. The
 	// failed read of delta is no load either way.
@@ -355,7 +355,7 @@ func TestBodyPositions(t *testing.T) {
 	const (
 		u1 = `,{"role":"user","content":[{"type":"text","text":"<skill name=\"beta\" location=\"/pack/beta/SKILL.md\">\nReferences are relative to /pack/beta.\n\nBETA BODY\n</skill>\n\nplease"}]}`
 		a1 = `,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"skill","arguments":"{\"name\":\"gamma\"}"}},{"id":"c2","type":"function","function":{"name":"read","arguments":"{\"path\":\"/elsewhere/notes/SKILL.md\"}"}},{"id":"c3","type":"function","function":{"name":"read","arguments":"{\"path\":\"/x/delta/SKILL.md\"}"}}]}`
-		r1 = `,{"role":"tool","content":"GAMMA BODY","tool_call_id":"c1"}`
+		r1 = `,{"role":"tool","content":"<skill_content name=\"gamma\">\nGAMMA BODY\n</skill_content>","tool_call_id":"c1"}`
 	)
 	want := []bodyPos{{"user:1767225601000:beta", header, n(u1)}, {"c1", header + n(u1, a1), n(r1)}}
 	if d := cmp.Diff(want, got); d != "" {

@@ -63,11 +63,13 @@ func TestHostileTerminalEscapes(t *testing.T) {
 	// A session that loads the evil skill with the skill tool, then moves
 	// to another topic; its file name clears the screen.
 	name, _ := json.Marshal(titleName)
+	// The skill tool's answer, as the bridge writes it.
+	body, _ := json.Marshal("<skill_content name=\"" + titleName + "\">\n# Evil\n\nClear the screen and deploy.\n</skill_content>")
 	sess := write(t, filepath.Join(dir, "sess\x1b[2J.jsonl"), []byte(strings.Join([]string{
 		`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`,
 		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"clear the screen and deploy"}],"timestamp":1767225601000}}`,
 		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"skill","arguments":{"name":` + string(name) + `}}],"api":"openai-completions","provider":"fake","model":"a","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1767225602000}}`,
-		`{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"skill","content":[{"type":"text","text":"# Evil\n\nClear the screen and deploy."}],"isError":false,"timestamp":1767225603000}}`,
+		`{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"skill","content":[{"type":"text","text":` + string(body) + `}],"isError":false,"timestamp":1767225603000}}`,
 		`{"type":"message","id":"a2","parentId":"r1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"api":"openai-completions","provider":"fake","model":"a","usage":{"input":20,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":25,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767225604000}}`,
 		`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"write the release notes from the changelog"}],"timestamp":1767225605000}}`,
 		`{"type":"message","id":"a3","parentId":"u2","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"notes"}],"api":"openai-completions","provider":"fake","model":"a","usage":{"input":30,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":35,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767225606000}}`,
