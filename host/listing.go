@@ -117,3 +117,8 @@ func (w *World) listing(window int) skills.Listing {
 	slices.SortStableFunc(prio, func(a, b int) int { return cmp.Compare(weight[b], weight[a]) })
 	return skills.BoundedListing(list, prio, budget)
 }
+
+// Section is the skills section the bridge puts in the system prompt for
+// a model of context window tokens (0: unknown), within the listing
+// budget (listing). Replay measures it in place of Pi's own section.
+func (w *World) Section(window int) string { return w.listing(window).Section }

@@ -104,7 +104,11 @@ func newBridgeView(p *Pack, info *pathInfo, br []*session.Entry, hasRecords bool
 			locs[i] = p.Locations[s.Name]
 		}
 	}
-	v.HeaderDelta = jsonLen(skills.BridgeListing(p.Listing)) - jsonLen(skills.PiListing(p.Listing, locs)) +
+	section := p.Section
+	if section == "" {
+		section = skills.BridgeListing(p.Listing)
+	}
+	v.HeaderDelta = jsonLen(section) - jsonLen(skills.PiListing(p.Listing, locs)) +
 		jsonLen("- "+skills.SkillToolName+": "+skills.SkillToolSnippet+"\n") + utf8.RuneCountInString(skillToolJSON())
 
 	rewritten := map[string]string{} // load id (of the result) -> skill

@@ -3,6 +3,8 @@ package replay
 import (
 	"path/filepath"
 
+	"github.com/skill-lifecycle/skill-lifecycle/host"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -29,6 +31,10 @@ func PackOf(cat *skills.Catalog, orphanDirs []string) *Pack {
 			pack.Dirs = append(pack.Dirs, parent)
 		}
 	}
+	// The bridge bounds its section (host/listing.go): for a model whose
+	// context window the session does not tell, as the sidecar does when
+	// the host gives none, with the default configuration.
+	pack.Section = host.OfCatalog(cat, rules.Default()).Section(0)
 	for _, d := range orphanDirs {
 		if !seenDir[d] {
 			seenDir[d] = true

@@ -28,6 +28,9 @@ type Pack struct {
 	Listing   []skills.ListedSkill
 	Files     map[string][]string
 	Locations map[string]string
+	// Section is the bridge's skills section for Listing, within its
+	// listing budget (host.World.Section); "" renders Listing whole.
+	Section string
 }
 
 func (p *Pack) known(name string) bool {
