@@ -206,13 +206,21 @@ func TestWantedBy(t *testing.T) {
 		{"router", []string{"b"}}, // the entry skill r is not a comeback next to b
 		{"route", []string{"r"}},  // alone, it is
 	}
-	w := WantedBy(rk, cfg, "r")
+	w := WantedBy(rk, cfg, "r", nil)
 	for _, tc := range tests {
 		if d := cmp.Diff(tc.want, w(tc.prompt)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.prompt, d)
 		}
 	}
-	if WantedBy(nil, cfg, "") != nil {
+	// A helper asked for by a word of its name, under minSignal; another
+	// helper matched by other words is not.
+	helpers := WantedBy(fixedRanker{"commit": {{Skill: "a", Score: 5}, {Skill: "format-commit-message", Score: 1.5, Terms: []string{"commit"}},
+		{Skill: "write-notes", Score: 1.4, Terms: []string{"commit"}}, {Skill: "tag-release", Score: 1.3, Terms: []string{"commit"}}}},
+		cfg, "r", func(s string) bool { return s != "a" && s != "write-notes" })
+	if d := cmp.Diff([]string{"a", "format-commit-message"}, helpers("commit")); d != "" {
+		t.Errorf("helpers (-want +got):\n%s", d)
+	}
+	if WantedBy(nil, cfg, "", nil) != nil {
 		t.Error("no ranker: want no comeback model")
 	}
 }
@@ -234,8 +242,10 @@ func TestPickComebacks(t *testing.T) {
 		want   []string
 	}{
 		{"the best ranked of two", []string{"a", "b"}, []string{"a", "b"}, helper, false, []string{"a"}},
-		{"the best ranked archived one", []string{"a", "b"}, []string{"b"}, helper, false, []string{"b"}},
+		{"the best ranked not archived", []string{"a", "b"}, []string{"b"}, helper, false, nil},
 		{"none archived", []string{"a", "b"}, nil, helper, false, nil},
+		{"a helper beside the skill not archived", []string{"a", "h"}, []string{"h"}, helper, false, []string{"h"}},
+		{"all, beside the skill not archived", []string{"a", "b"}, []string{"b"}, nil, true, []string{"b"}},
 		{"a helper as well", []string{"h", "a", "b"}, []string{"a", "b", "h"}, helper, false, []string{"h", "a"}},
 		{"a helper alone", []string{"a", "h"}, []string{"h"}, helper, false, []string{"h"}},
 		{"no helpers known", []string{"h", "a"}, []string{"a", "h"}, nil, false, []string{"h"}},
@@ -413,5 +423,35 @@ func TestReusedToolCallIDs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A shell command taking a helper's step ("git commit" for
+// format-commit-message) uses the helper: with its body archived, the
+// agent loads it first, as it does on a file of the skill's folder.
+func TestHelperStepIsAUse(t *testing.T) {
+	const (
+		u2 = `{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"other topic"}],"timestamp":1767225605000}}`
+		a3 = `{"type":"message","id":"a3","parentId":"u2","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c3","name":"bash","arguments":{"command":"git alpha -m 'x'"}}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"toolUse","timestamp":1767225606000}}`
+		r3 = `{"type":"message","id":"r3","parentId":"a3","timestamp":"2026-01-01T00:00:06.500Z","message":{"role":"toolResult","toolCallId":"c3","toolName":"bash","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":1767225606500}}`
+		a4 = `{"type":"message","id":"a4","parentId":"r3","timestamp":"2026-01-01T00:00:07.000Z","message":{"role":"assistant","content":[{"type":"text","text":"fin"}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"stop","timestamp":1767225607000}}`
+	)
+	for _, tc := range []struct {
+		name   string
+		helper func(string) bool
+		want   []int // requests, orphan uses, reloads
+	}{
+		{"alpha a helper", func(s string) bool { return s == "alpha" }, []int{5, 1, 1}},
+		{"no helper", func(s string) bool { return s == "beta" }, []int{4, 0, 0}},
+	} {
+		spec := StrategySpec{Name: "scripted", Bridge: true, New: func() Strategy { return &scripted{} }, Helper: tc.helper}
+		r := NewRunner(Options{Pack: bridgePack(), Strategies: []StrategySpec{spec}, Prices: testPrices()})
+		if err := r.AddFile(writeSession(t, bHeader, bU1, bA1, bR1, bA2, u2, a3, r3, a4)); err != nil {
+			t.Fatal(err)
+		}
+		s := r.Report().Strategies[1]
+		if d := cmp.Diff(tc.want, []int{s.Requests, s.OrphanUses, s.Reloads}); d != "" {
+			t.Errorf("%s: requests, orphan uses, reloads (-want +got):\n%s", tc.name, d)
+		}
 	}
 }

@@ -47,7 +47,8 @@ func ForesightSpec(w *host.World) StrategySpec {
 			pinned[s.Name] = true
 		}
 	}
-	spec := StrategySpec{Name: ForesightName, Bridge: true, Comebacks: comebackModel(cat, cfg, e)}
+	spec := StrategySpec{Name: ForesightName, Bridge: true, Comebacks: comebackModel(cat, cfg, e),
+		Helper: func(s string) bool { return e.HelperOf(s) != "" }}
 	spec.search = &foresight{pinned: pinned, dedupe: cfg.Dedupe == rules.DedupeAlreadyLoaded, files: cfg.ArchiveResources}
 	spec.New = func() Strategy { return spec.search.strategy(nil, nil) }
 	return spec

@@ -2,14 +2,17 @@ package replay
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
@@ -278,11 +281,12 @@ func (r *walk) assistant(cb *session.ContextBuilder, e *session.Entry, m *sessio
 		if len(arch) == 0 {
 			break
 		}
-		for skill, l := range r.last {
+		for _, skill := range slices.Sorted(maps.Keys(r.last)) {
+			l := r.last[skill]
 			if _, gone := arch[l.ID]; !gone || c.LoadOf == skill {
 				continue
 			}
-			if !touches(c, b.folders(skill)) {
+			if !touches(c, b.folders(skill)) && !r.doesStep(c, skill) {
 				continue
 			}
 			r.out.orphans++
@@ -296,6 +300,24 @@ func (r *walk) assistant(cb *session.ContextBuilder, e *session.Entry, m *sessio
 	}
 	r.price(cb, e, t, m.Provider, m.Model, outTok)
 	r.recorded++
+}
+
+// doesStep reports whether tool call c is the step helper skill does: a
+// shell command that names it by a word of the helper's name ("git
+// commit" for format-commit-message). A helper is named after its step,
+// and the agent loads it to take that step.
+func (r *walk) doesStep(c *call, skill string) bool {
+	if c.Name != "bash" || r.spec.Helper == nil || !r.spec.Helper(skill) {
+		return false
+	}
+	var a struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal([]byte(c.Args), &a) != nil || a.Command == "" {
+		return false
+	}
+	name := relevance.Terms(skill)
+	return slices.ContainsFunc(relevance.Terms(a.Command), func(t string) bool { return slices.Contains(name, t) })
 }
 
 // toolResult is a tool result: the bodies and files it brings.

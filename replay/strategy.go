@@ -2,9 +2,11 @@ package replay
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/skill-lifecycle/skill-lifecycle/host"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/relevance"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
 )
@@ -46,6 +48,10 @@ type StrategySpec struct {
 	// which skills' bodies are archived; all brings back every one the
 	// prompt asks for (Options.AllComebacks).
 	Comebacks func(prompt string, archived func(skill string) bool, all bool) []string
+	// Helper, when set, says which skills are helpers (a step other
+	// skills call): a shell command taking that step uses the helper
+	// (walk.doesStep).
+	Helper func(skill string) bool
 	// search, when set, makes this a foresight strategy (ForesightSpec).
 	search *foresight
 }
@@ -198,9 +204,10 @@ func (s *EngineStrategy) Notes() map[string]string { return s.notes }
 // EngineSpec is a strategy running the engine with w's configuration
 // over its skills, through a host session (EngineStrategy).
 func EngineSpec(name string, w *host.World) StrategySpec {
-	comebacks := comebackModel(w.Catalog, w.Config, lifecycle.New(w.Catalog, w.Config))
-	return StrategySpec{Name: name, Bridge: true, Comebacks: comebacks,
-		New: func() Strategy { return NewEngineStrategy(w) }}
+	e := lifecycle.New(w.Catalog, w.Config)
+	return StrategySpec{Name: name, Bridge: true, Comebacks: comebackModel(w.Catalog, w.Config, e),
+		Helper: func(s string) bool { return e.HelperOf(s) != "" },
+		New:    func() Strategy { return NewEngineStrategy(w) }}
 }
 
 // comebackModel is the comeback model of a strategy that runs e (built
@@ -209,13 +216,23 @@ func EngineSpec(name string, w *host.World) StrategySpec {
 // again, knowing e's helpers. nil without a ranker.
 func comebackModel(cat lifecycle.Catalog, cfg rules.Config, e *lifecycle.Engine) func(string, func(string) bool, bool) []string {
 	entry, _ := e.Entry()
-	wanted := WantedBy(cat.Ranker, cfg, entry)
+	helper := func(s string) bool { return e.HelperOf(s) != "" }
+	wanted := WantedBy(cat.Ranker, cfg, entry, helper)
 	if wanted == nil {
 		return nil
 	}
-	helper := func(s string) bool { return e.HelperOf(s) != "" }
 	return func(prompt string, archived func(string) bool, all bool) []string {
-		return PickComebacks(wanted(prompt), archived, helper, all)
+		out := PickComebacks(wanted(prompt), archived, helper, all)
+		if all {
+			// The upper end: a helper is a step any skill's work may
+			// call, whatever the prompt says.
+			for _, sk := range cat.Skills {
+				if helper(sk.Name) && archived(sk.Name) && !slices.Contains(out, sk.Name) {
+					out = append(out, sk.Name)
+				}
+			}
+		}
+		return out
 	}
 }
 
@@ -232,7 +249,13 @@ func comebackModel(cat lifecycle.Catalog, cfg rules.Config, e *lifecycle.Engine)
 // to that one directly and does not come back to the router (a router
 // tells it as much: "if you know the skill, load it directly"). So entry
 // is asked for only when it is the only skill the prompt asks for.
-func WantedBy(r rules.Ranker, cfg rules.Config, entry string) func(prompt string) []string {
+//
+// A helper (helper; nil: none known) is named after the one step it does
+// ("format-commit-message": commit), a word other skills' descriptions
+// use too, so the prompt that names the step ranks it low ("Commit the
+// changelog": 1.78 under minSignal 2). A helper is asked for when the
+// prompt's words that match it include a word of its name.
+func WantedBy(r rules.Ranker, cfg rules.Config, entry string, helper func(string) bool) func(prompt string) []string {
 	if r == nil {
 		return nil
 	}
@@ -250,6 +273,8 @@ func WantedBy(r rules.Ranker, cfg rules.Config, entry string) func(prompt string
 					continue
 				}
 				out = append(out, x.Skill)
+			} else if helper != nil && helper(x.Skill) && namesStep(x) {
+				out = append(out, x.Skill)
 			}
 		}
 		if hasEntry && len(out) == 0 {
@@ -259,29 +284,39 @@ func WantedBy(r rules.Ranker, cfg rules.Config, entry string) func(prompt string
 	}
 }
 
+// namesStep reports whether a ranked skill matched a word of its own name.
+func namesStep(x relevance.Result) bool {
+	name := relevance.Terms(x.Skill)
+	return slices.ContainsFunc(x.Terms, func(t string) bool { return slices.Contains(name, t) })
+}
+
 // PickComebacks is the second half of the comeback model: of the skills a
 // prompt asks for (asked, best first; WantedBy), the archived ones the
-// agent loads again before the turn's work. It comes back to one skill
-// that does the work, the best ranked whose body is archived: a turn is
-// one task, and the agent reloads the skill for it and goes on; any other
-// skill it then needs shows in the session as an orphan use. A helper (a
-// step other skills call, such as writing a commit message) the prompt
-// asks for comes back as well, since the prompt names that step. With all,
-// every archived skill the prompt asks for comes back: the upper end of
-// replay's band (Options.AllComebacks). A nil helper knows no helpers.
+// agent loads again before the turn's work. A turn is one task, done by
+// the best ranked of the skills asked for that is no helper: the agent
+// comes back to it when its body is archived, and to no other (when it is
+// in context, or the session shows no load of it, the task needs no
+// archived body; any other skill it then needs shows in the session as an
+// orphan use). A helper (a step other skills call, such as writing a
+// commit message) the prompt asks for comes back as well, since the
+// prompt names that step. With all, every archived skill the prompt asks
+// for comes back: the upper end of replay's band (Options.AllComebacks).
+// A nil helper knows no helpers.
 func PickComebacks(asked []string, archived, helper func(skill string) bool, all bool) []string {
 	var out []string
 	worker := false
 	for _, s := range asked {
-		if !archived(s) {
-			continue
-		}
+		isHelper := helper != nil && helper(s)
 		switch {
-		case all, helper != nil && helper(s):
-			out = append(out, s)
+		case all || isHelper:
+			if archived(s) {
+				out = append(out, s)
+			}
 		case !worker:
-			out = append(out, s)
 			worker = true
+			if archived(s) {
+				out = append(out, s)
+			}
 		}
 	}
 	return out

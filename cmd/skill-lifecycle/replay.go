@@ -62,7 +62,7 @@ that does not exist, no .jsonl file at all); 3 when nothing could be replayed.`
 	decisions := fl.Bool("decisions", false, "after the table, list what each engine strategy decided in each session and why, request by request: bodies marked due, kept (once a turn, with the cost of archiving them then), archived (with the timing), and what the cache lifetime taught; in --json, each session's strategies carry them")
 	foresight := fl.Bool("foresight", false, "add the 'foresight' strategy: per session, the archive plan replay prices lowest, found knowing the session's future (a yardstick, not a policy; replays each session about loads x (turns + loads) times); 'foresight-timing', the same held to the bodies relevance-only archives and no earlier than it does (what timing alone could gain); and 'foresight-timing-peak', that held to requests at most 10% larger than relevance-only's largest")
 	noComebacks := fl.Bool("no-comebacks", false, "switch the comeback model off: the agent loads an archived skill again only where the session shows it using the skill's files; with --all-comebacks, replay brackets the cost of strategies whose archives the agent may come back to")
-	allComebacks := fl.Bool("all-comebacks", false, "the agent comes back to every archived skill a prompt asks for, not only to the best ranked that does the work (and the helpers asked for): the upper end of replay's band")
+	allComebacks := fl.Bool("all-comebacks", false, "the agent comes back to every archived skill a prompt asks for, not only to the best ranked that does the work (and the helpers asked for), and to every archived helper: the upper end of replay's band")
 	if code, ok := fl.parse(args, stdout, stderr); !ok {
 		return code
 	}
