@@ -39,9 +39,12 @@ func (r *Rule) CheckConf(d *conf.Decoder, key string) {
 // bounds it (internal/conf.Decoder says how). A new key is a field here
 // and its default in Default.
 type Config struct {
-	Enabled               bool     `json:"enabled"`
-	TopK                  int      `json:"topK" conf:",min=0,max=1000000"`
-	RelativeScore         float64  `json:"relativeScore" conf:",min=0,max=1"`
+	Enabled       bool    `json:"enabled"`
+	TopK          int     `json:"topK" conf:",min=0,max=1000000"`
+	RelativeScore float64 `json:"relativeScore" conf:",min=0,max=1"`
+	// TaskRelativeScore is the lower bar a body of the current task (loaded
+	// by the latest run that loaded a skill) clears to stay at a prompt.
+	TaskRelativeScore     float64  `json:"taskRelativeScore" conf:",min=0,max=1"`
 	MinSignal             float64  `json:"minSignal" conf:",min=0,max=1e6"`
 	InferEntrySkill       bool     `json:"inferEntrySkill"`
 	EntrySkill            string   `json:"entrySkill" conf:",trim"`
@@ -116,6 +119,7 @@ func Default() Config {
 		Enabled:                 true,
 		TopK:                    3,
 		RelativeScore:           0.65,
+		TaskRelativeScore:       0.33,
 		MinSignal:               2,
 		InferEntrySkill:         true,
 		EntrySkill:              "",

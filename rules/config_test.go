@@ -25,6 +25,8 @@ func TestDefaultsMatchReference(t *testing.T) {
 		// stages score alike, and half the best kept 4.4 skills a prompt
 		// on the ML pack (docs/relevance.md).
 		"relativeScore": 0.65,
+		// Not in the reference: the current task's lower bar (issue 32).
+		"taskRelativeScore": 0.33,
 		// Not in the reference: cache-aware archiving (docs/cache-aware.md).
 		"cacheAware": map[string]any{"enabled": true, "readPrice": 0.1, "writePrice": 1.25,
 			"cacheTTLSeconds": 300.0, "horizonTurns": 3.0, "horizonRequests": 0.0, "maxDueShare": 0.15,

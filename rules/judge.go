@@ -231,8 +231,9 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 				words = Words(c.Prompt)
 			}
 			sts := standings(r, c.Bodies, open)
+			task := currentTask(c.Bodies)
 			for _, i := range open {
-				out.Verdicts[i] = judgeRelevance(c.Bodies[i], sts[c.Bodies[i].Skill], cfg, r, words, "the prompt", "")
+				out.Verdicts[i] = judgeRelevance(c.Bodies[i], sts[c.Bodies[i].Skill], cfg, r, words, "the prompt", "", task[i])
 			}
 		}
 	} else {
@@ -265,6 +266,28 @@ func JudgePrompt(c PromptCase) PromptOutcome {
 		}
 	}
 	return out
+}
+
+// currentTask marks the bodies of the current task: those loaded by the
+// run that loaded the latest live body not due for archive (that body
+// alone when it was loaded outside any run). They stay at a prompt on the
+// lower bar TaskRelativeScore: a follow-up about the same work often
+// shares few words with the skill doing it, and a prompt that moves to
+// another topic still drops them.
+func currentTask(bodies []Body) []bool {
+	task := make([]bool, len(bodies))
+	for i := len(bodies) - 1; i >= 0; i-- {
+		if bodies[i].Due {
+			continue
+		}
+		run := bodies[i].Run
+		task[i] = true
+		for j := i - 1; run != 0 && j >= 0; j-- {
+			task[j] = !bodies[j].Due && bodies[j].Run == run
+		}
+		break
+	}
+	return task
 }
 
 // Revives reports whether a keep verdict with code takes back a body that
@@ -351,8 +374,10 @@ func standings(r relevance.Ranking, bodies []Body, idx []int) map[string]standin
 
 // judgeRelevance applies the no-signal, relevance and keyword-rule tests to
 // one body, whose standing st is taken from a ranking r of text. what names the text in reasons ("the
-// prompt", or the new skill); by is the new skill mid-run ("" at a prompt).
-func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words []string, what, by string) Verdict {
+// prompt", or the new skill); by is the new skill mid-run ("" at a prompt);
+// task says the body is the current task's (currentTask), kept at the lower
+// of RelativeScore and TaskRelativeScore.
+func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words []string, what, by string, task bool) Verdict {
 	rank, score := st.rank, st.score
 	base := Reason{Rank: rank, Score: score, Best: r.Best, Of: len(r.Results), By: by}
 	if r.Best < cfg.MinSignal {
@@ -360,13 +385,19 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 		base.Text = fmt.Sprintf("%s has no topic signal (best score %s < minSignal %g): nothing is evicted for relevance", what, f2(r.Best), cfg.MinSignal)
 		return keep(b, base)
 	}
-	cut := cfg.RelativeScore * r.Best
+	rel := cfg.RelativeScore
+	if task && cfg.TaskRelativeScore < rel {
+		rel = cfg.TaskRelativeScore
+	} else {
+		task = false
+	}
+	cut := rel * r.Best
 	// A mid-run load does not keep a large body on its rank
 	// (cacheAware.largeBodyChars).
 	large := by != "" && cfg.LargeBody(b.Size)
 	if rank > 0 && ((!large && rank <= cfg.TopK) || score >= cut) {
 		base.Code = KeepRelevant
-		base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; %s)", what, rank, len(r.Results), f2(score), f2(r.Best), keptBy(cfg, cut, large, b.Size))
+		base.Text = fmt.Sprintf("relevant to %s: ranked #%d of %d, score %s (best %s; %s)", what, rank, len(r.Results), f2(score), f2(r.Best), keptBy(cfg, cut, large, task, b.Size))
 		return keep(b, base)
 	}
 	if rs, ri := RuleScore(cfg.Rules, b.Skill, words); ri >= 0 && rs >= cfg.Threshold {
@@ -380,10 +411,10 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 	}
 	if by == "" {
 		base.Code = ArchiveNotRelevant
-		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; %s)", standing, f2(r.Best), keptBy(cfg, cut, large, b.Size))
+		base.Text = fmt.Sprintf("not relevant to the prompt: %s (best %s; %s)", standing, f2(r.Best), keptBy(cfg, cut, large, task, b.Size))
 	} else {
 		base.Code = ArchiveMidRun
-		base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; %s)", by, standing, f2(r.Best), keptBy(cfg, cut, large, b.Size))
+		base.Text = fmt.Sprintf("superseded by skill %q loaded mid-run: %s against its name and description (best %s; %s)", by, standing, f2(r.Best), keptBy(cfg, cut, large, task, b.Size))
 		if slices.Contains(b.Calls, by) {
 			base.Calls = by
 			base.Text += fmt.Sprintf("; this body calls %q — declare metadata.role: helper in %q (or list it in helperSkills) to keep it", by, by)
@@ -393,9 +424,13 @@ func judgeRelevance(b Body, st standing, cfg Config, r relevance.Ranking, words 
 }
 
 // keptBy says, in a verdict's text, what keeps a body: its rank or its
-// score against cut, or its score alone for a large body of size
-// characters at a mid-run load (cacheAware.largeBodyChars).
-func keptBy(cfg Config, cut float64, large bool, size int64) string {
+// score against cut (the current task's lower cut when task), or its score
+// alone for a large body of size characters at a mid-run load
+// (cacheAware.largeBodyChars).
+func keptBy(cfg Config, cut float64, large, task bool, size int64) string {
+	if task {
+		return fmt.Sprintf("kept: top %d or score ≥ %s, the current task's bar, taskRelativeScore %g", cfg.TopK, f2(cut), cfg.TaskRelativeScore)
+	}
 	if large {
 		return fmt.Sprintf("kept: score ≥ %s; a body of %d characters is not kept on rank, largeBodyChars %d", f2(cut), size, cfg.CacheAware.LargeBodyChars)
 	}
@@ -481,7 +516,7 @@ func JudgeLoad(c LoadCase) []Verdict {
 		what := fmt.Sprintf("the description of %q", c.New.Skill)
 		sts := standings(r, c.Bodies, open)
 		for _, i := range open {
-			vs[i] = judgeRelevance(c.Bodies[i], sts[c.Bodies[i].Skill], cfg, r, words, what, c.New.Skill)
+			vs[i] = judgeRelevance(c.Bodies[i], sts[c.Bodies[i].Skill], cfg, r, words, what, c.New.Skill, false)
 		}
 	}
 	return vs

@@ -93,7 +93,7 @@ func TestJudgePrompt(t *testing.T) {
 			bodies("plot", "eda", "clean", "model"), "data data model", nil,
 			// eda 12, clean 10, model 11, plot 2: top1 = eda; cut 6
 			[]V{{"plot", false, ArchiveNotRelevant}, {"eda", true, KeepRelevant}, {"clean", true, KeepRelevant}, {"model", true, KeepRelevant}}, true},
-		{"topK alone when relativeScore is 1", cfgWith(func(c *Config) { c.TopK = 2; c.MinKeep = 0; c.RelativeScore = 1 }),
+		{"topK alone when relativeScore is 1", cfgWith(func(c *Config) { c.TopK = 2; c.MinKeep = 0; c.RelativeScore = 1; c.TaskRelativeScore = 1 }),
 			bodies("plot", "eda", "clean", "model"), "data data model", nil,
 			[]V{{"plot", false, ArchiveNotRelevant}, {"eda", true, KeepRelevant}, {"clean", false, ArchiveNotRelevant}, {"model", true, KeepRelevant}}, true},
 		{"no signal evicts nothing", cfgWith(func(c *Config) { c.MinKeep = 0 }), bodies("ship", "plot"),
@@ -170,13 +170,15 @@ func TestJudgePrompt(t *testing.T) {
 }
 
 func TestReasonTexts(t *testing.T) {
-	out := JudgePrompt(PromptCase{Config: cfgWith(func(c *Config) { c.MinKeep = 0 }), Bodies: bodies("eval", "ship", "plot"),
+	bs := bodies("eval", "ship", "plot")
+	bs[2].Run = 2 // the current task's: the lower bar
+	out := JudgePrompt(PromptCase{Config: cfgWith(func(c *Config) { c.MinKeep = 0 }), Bodies: bs,
 		Prompt: "model the data, model the data", Ranker: ranker})
 	// model 20, eda 12, clean 10, eval 6, plot 2.
 	want := []string{
 		"not relevant to the prompt: ranked #4 of 5, score 6.00 (best 20.00; kept: top 3 or score ≥ 13.00)",
 		"not relevant to the prompt: no score (best 20.00; kept: top 3 or score ≥ 13.00)",
-		"not relevant to the prompt: ranked #5 of 5, score 2.00 (best 20.00; kept: top 3 or score ≥ 13.00)",
+		"not relevant to the prompt: ranked #5 of 5, score 2.00 (best 20.00; kept: top 3 or score ≥ 6.60, the current task's bar, taskRelativeScore 0.33)",
 	}
 	var got []string
 	for _, v := range out.Verdicts {
@@ -364,5 +366,45 @@ func TestResourcePlaceholder(t *testing.T) {
 		if got := ResourcePlaceholder("s", tc.path); !strings.HasPrefix(got, tc.want) || !strings.HasSuffix(got, "read it again.]") {
 			t.Errorf("path %q: %q, want it to start %q and say how to get the file back", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestJudgePromptCurrentTask: the bodies the latest run loaded stay at the
+// lower bar taskRelativeScore (issue 32: a follow-up shares few words with
+// the skill doing the work), beyond the minKeep most recent; older bodies
+// keep relativeScore's bar, and a prompt on another topic still drops the
+// current task's.
+func TestJudgePromptCurrentTask(t *testing.T) {
+	type V = verdictSummary
+	r := wordRanker(map[string]map[string]float64{
+		"deploy": {"ship": 10, "a": 9, "b": 8, "task": 5, "old": 5, "faint": 2},
+	})
+	bs := []Body{
+		{ID: "1", Skill: "old", Run: 1},
+		{ID: "2", Skill: "task", Run: 2},
+		{ID: "3", Skill: "faint", Run: 2},
+		{ID: "4", Skill: "x", Run: 2},
+		{ID: "5", Skill: "y", Run: 2},
+	}
+	out := JudgePrompt(PromptCase{Config: Default(), Bodies: bs, Prompt: "deploy it to staging now", Ranker: r})
+	want := []V{{"old", false, ArchiveNotRelevant}, {"task", true, KeepRelevant}, {"faint", false, ArchiveNotRelevant},
+		{"x", true, KeepRecent}, {"y", true, KeepRecent}}
+	if d := cmp.Diff(want, summarize(out.Verdicts)); d != "" {
+		t.Fatalf("verdicts (-want +got):\n%s", d)
+	}
+	if txt := out.Verdicts[1].Reason.Text; !strings.Contains(txt, "current task's bar, taskRelativeScore 0.33") {
+		t.Errorf("the task body's reason does not say the bar: %q", txt)
+	}
+	// A later load already due for archive does not make a task: run 2's
+	// bodies are still the current task's.
+	due := append(slices.Clone(bs), Body{ID: "6", Skill: "z", Run: 3, Due: true})
+	out = JudgePrompt(PromptCase{Config: Default(), Bodies: due, Prompt: "deploy it to staging now", Ranker: r})
+	if v := out.Verdicts[1]; !v.Keep {
+		t.Errorf("with a due later load, task: %+v", v)
+	}
+	// taskRelativeScore 0.65 (= relativeScore): no lower bar.
+	out = JudgePrompt(PromptCase{Config: cfgWith(func(c *Config) { c.TaskRelativeScore = 0.65 }), Bodies: bs, Prompt: "deploy it to staging now", Ranker: r})
+	if v := out.Verdicts[1]; v.Keep {
+		t.Errorf("without a lower bar, task: %+v", v)
 	}
 }

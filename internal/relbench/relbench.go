@@ -223,7 +223,7 @@ func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 					break
 				}
 			}
-			out := rules.JudgePrompt(rules.PromptCase{Config: cfg, Bodies: bodies, Prompt: c.Prompt, Ranker: r})
+			out := rules.JudgePrompt(rules.PromptCase{Config: cfg, Bodies: hostLast(bodies, c.Host), Prompt: c.Prompt, Ranker: r})
 			kept := 0
 			for _, v := range out.Verdicts {
 				if v.Keep {
@@ -252,6 +252,24 @@ func Evaluate(p *Pack, r rules.Ranker, cfg rules.Config) Report {
 		}
 	}
 	return rep
+}
+
+// hostLast orders bodies as a session holds them when a prompt follows
+// the host's task: every other skill loaded by earlier runs (run 1), the
+// host loaded last, by the latest run (run 2).
+func hostLast(bodies []rules.Body, host string) []rules.Body {
+	out := make([]rules.Body, 0, len(bodies))
+	var h []rules.Body
+	for _, b := range bodies {
+		b.Run = 1
+		if b.Skill == host {
+			b.Run = 2
+			h = append(h, b)
+			continue
+		}
+		out = append(out, b)
+	}
+	return append(out, h...)
 }
 
 func describe(c Case, rk relevance.Ranking, pos int) string {
