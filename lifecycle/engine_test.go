@@ -146,6 +146,20 @@ func TestScenarios(t *testing.T) {
 			seq(runOf(load("s1", "ship"), load("e1", "eda"), load("m1", "model")),
 				s(prompt("fit a model to the data"))),
 			A{"s1": rules.ArchiveNotRelevant}, map[string]string{"s1": "not relevant to the prompt: no score"}},
+		{"the current task's bodies stay at taskRelativeScore's lower bar",
+			func(c *Catalog) {
+				c.Ranker = wordRanker(map[string]map[string]float64{"deploy": {"ship": 10, "triage": 9, "eda": 8, "model": 5}})
+			},
+			cfg(nil),
+			seq(runOf(load("m1", "model"), load("e1", "eda"), load("s1", "ship")), s(prompt("deploy it to staging now"))),
+			A{}, nil},
+		{"without the lower bar the run's first body goes",
+			func(c *Catalog) {
+				c.Ranker = wordRanker(map[string]map[string]float64{"deploy": {"ship": 10, "triage": 9, "eda": 8, "model": 5}})
+			},
+			cfg(func(c *rules.Config) { c.TaskRelativeScore = 0.65 }),
+			seq(runOf(load("m1", "model"), load("e1", "eda"), load("s1", "ship")), s(prompt("deploy it to staging now"))),
+			A{"m1": rules.ArchiveNotRelevant}, nil},
 		{"mid-run load evicts unrelated bodies of earlier runs, not the same run",
 			nil, cfg(nil),
 			seq(runOf(load("s1", "ship")), s(prompt("explore the data and fit a model")),
