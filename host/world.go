@@ -2,6 +2,8 @@ package host
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -74,49 +76,90 @@ func Load(src Source) *World { return load(src, newIndex(src.Skills)) }
 // load is Load over idx, the index of src's list without its paths.
 func load(src Source, idx *Index) *World {
 	res := skills.NewResolver()
-	out := make([]skills.Skill, len(idx.list))
-	errs := make([]error, len(idx.list))
-	reals := make([]string, len(idx.list))
-	refs := make([]relevance.Refs, len(idx.list))
-	names := make([]string, len(idx.list))
+	n := len(idx.list)
+	out := make([]skills.Skill, n)
+	errs := make([]error, n)
+	reals := make([]string, n)
+	fis := make([]os.FileInfo, n)
+	refs := make([]relevance.Refs, n)
+	names := make([]string, n)
 	for i, hs := range idx.list {
 		names[i] = hs.Name
 	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	// First every file's lstat (the links resolved): the start-up cache
+	// is keyed by it, and bounded by the files' sizes.
+	var size atomic.Int64
+	parallel(n, workers, func(i int) {
+		reals[i], fis[i], errs[i] = res.Lstat(idx.list[i].Path)
+		if errs[i] == nil {
+			size.Add(fis[i].Size())
+		}
+	})
+	cache := openCache(idx.list, size.Load())
+	namesSum := namesHash(names)
+	sameNames := cache.sameNames(namesSum)
+	entries := make([]*cacheEntry, n)
+	var hits atomic.Int64
 	finder := relevance.NewRefFinder(names)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(1, len(idx.list)/64)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			finder := finder.Fork()
-			var buf []byte
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(idx.list) {
-					return
-				}
-				hs := idx.list[i]
-				reals[i], _ = res.EvalSymlinks(hs.Path)
-				s, _, err := skills.ReadSkillInto(res, hs.Path, &buf)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				// The host's name is the skill's. Ranking follows the file's
-				// description (the host's when the file has none): after an
-				// edit the re-index reads the new one, which the host lists
-				// only after a reload; the model sees the host's listing.
-				s.Name = hs.Name
-				if s.Description == "" {
-					s.Description = hs.Description
-				}
-				out[i] = *s
-				refs[i] = finder.Refs(s.Name, s.Body)
+	var forks sync.Pool
+	forks.New = func() any { return &readState{finder: finder.Fork()} }
+	parallel(n, workers, func(i int) {
+		st := forks.Get().(*readState)
+		defer forks.Put(st)
+		hs := idx.list[i]
+		key, keyed := statKey{}, false
+		if errs[i] == nil {
+			key, keyed = keyOf(fis[i])
+		}
+		var s skills.Skill
+		e := (*cacheEntry)(nil)
+		if keyed && cacheUsable(res, hs.Path, reals[i], fis[i]) {
+			e = cache.lookup(hs, reals[i], key)
+		}
+		if e != nil {
+			hits.Add(1)
+			cacheHits.Add(1)
+			s = e.skill
+		} else {
+			p, _, err := skills.ReadSkillInto(res, hs.Path, &st.buf)
+			if err != nil {
+				errs[i] = err
+				return
 			}
-		}()
+			errs[i] = nil
+			s = *p
+		}
+		raw := s
+		// The host's name is the skill's. Ranking follows the file's
+		// description (the host's when the file has none): after an
+		// edit the re-index reads the new one, which the host lists
+		// only after a reload; the model sees the host's listing.
+		s.Name = hs.Name
+		if s.Description == "" {
+			s.Description = hs.Description
+		}
+		out[i] = s
+		if e != nil && sameNames && e.name == hs.Name {
+			refs[i] = e.refs
+		} else {
+			refs[i] = st.finder.Refs(s.Name, s.Body)
+		}
+		if keyed {
+			entries[i] = &cacheEntry{key: key, path: hs.Path, real: reals[i], name: hs.Name, skill: raw, refs: refs[i]}
+		}
+	})
+	if cache.file != "" {
+		kept := entries[:0]
+		for _, e := range entries {
+			if e != nil {
+				kept = append(kept, e)
+			}
+		}
+		if int(hits.Load()) != len(kept) || len(cache.entries) != len(kept) || !sameNames {
+			cache.save(namesSum, kept)
+		}
 	}
-	wg.Wait()
 	idx.indexPaths(reals)
 	var diags []string
 	parsed := out[:0]
@@ -148,7 +191,48 @@ func load(src Source, idx *Index) *World {
 		byName[s.Name] = r
 	}
 	cfg, cd := LoadConfig(src)
+	if cache.diag != "" {
+		diags = append(diags, cache.diag)
+	}
 	return newWorld(idx, parsed, byName, cfg, append(diags, cd...))
+}
+
+// readState is what a read worker keeps: its buffer and its RefFinder.
+type readState struct {
+	buf    []byte
+	finder *relevance.RefFinder
+}
+
+// parallel runs f(i) for every i below n on workers goroutines.
+func parallel(n, workers int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// cacheUsable reports whether the file at path, resolved to real with
+// lstat data fi, is one ReadSkill would read without opening it: a
+// regular file within its folder, not over the size limit. Anything else
+// is read (and refused) as without the cache.
+func cacheUsable(res *skills.Resolver, path, real string, fi os.FileInfo) bool {
+	if !fi.Mode().IsRegular() || fi.Size() > skills.MaxFileSize {
+		return false
+	}
+	dir, err := res.EvalSymlinks(filepath.Dir(path))
+	return err == nil && skills.Within(dir, real)
 }
 
 func parsedNames(ss []skills.Skill) []string {

@@ -95,3 +95,53 @@ func ReadSkillWith(r *Resolver, path string) (s *Skill, baseDir string, err erro
 func ReadSkillInto(r *Resolver, path string, buf *[]byte) (s *Skill, baseDir string, err error) {
 	return readSkill(r, path, buf)
 }
+
+// Lstat resolves p as EvalSymlinks does and returns what lstat says of the
+// file it resolves to (never a link), at the cost of the lstat resolving
+// it takes anyway (one more when p is a link). The resolved path is
+// remembered as EvalSymlinks remembers it.
+func (r *Resolver) Lstat(p string) (real string, fi os.FileInfo, err error) {
+	if r == nil || !filepath.IsAbs(p) || filepath.Clean(p) != p {
+		if real, err = filepath.EvalSymlinks(p); err != nil {
+			return "", nil, err
+		}
+		fi, err = os.Lstat(real)
+		return real, fi, err
+	}
+	r.mu.Lock()
+	real, ok := r.dirs[p]
+	r.mu.Unlock()
+	if ok {
+		fi, err = os.Lstat(real)
+		return real, fi, err
+	}
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	if base == "" || dir == p {
+		if real, err = filepath.EvalSymlinks(p); err != nil {
+			return "", nil, err
+		}
+		fi, err = os.Lstat(real)
+		return real, fi, err
+	}
+	realDir, err := r.dir(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	real = filepath.Join(realDir, base)
+	if fi, err = os.Lstat(real); err != nil {
+		return "", nil, &os.PathError{Op: "lstat", Path: p, Err: underlying(err)}
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if real, err = filepath.EvalSymlinks(real); err != nil {
+			return "", nil, err
+		}
+		if fi, err = os.Lstat(real); err != nil {
+			return "", nil, err
+		}
+	}
+	r.mu.Lock()
+	r.dirs[p] = real
+	r.mu.Unlock()
+	return real, fi, nil
+}

@@ -111,3 +111,36 @@ func TestReadSkillIntoReusesNothingItKept(t *testing.T) {
 		}
 	}
 }
+
+// TestResolverLstat: Lstat resolves as EvalSymlinks does and gives the
+// lstat of the file resolved to (never of a link), remembered or not.
+func TestResolverLstat(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "a", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a", filepath.Join(dir, "b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("SKILL.md", filepath.Join(dir, "a", "LINK.md")); err != nil {
+		t.Fatal(err)
+	}
+	r := NewResolver()
+	for _, p := range []string{real, filepath.Join(dir, "b", "SKILL.md"), filepath.Join(dir, "b", "LINK.md"), filepath.Join(dir, "b", "LINK.md")} {
+		want, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, fi, err := r.Lstat(p)
+		if err != nil || got != want || !fi.Mode().IsRegular() || fi.Size() != 1 {
+			t.Errorf("Lstat(%s) = %q, %v, %v; want %q, a regular file of 1 byte", p, got, fi, err, want)
+		}
+	}
+	if _, _, err := r.Lstat(filepath.Join(dir, "b", "missing.md")); err == nil {
+		t.Error("Lstat of a missing file: no error")
+	}
+}
