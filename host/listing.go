@@ -80,32 +80,46 @@ func (w *World) listing(window int) skills.Listing {
 	// (the pack it came in) that name it: the skills a pack's own bodies
 	// send the model to come first, and a small pack's before a large
 	// one's equally central skills.
-	folder := map[string]string{}
-	size := map[string]int{}
-	for _, s := range w.Skills.list {
+	// Folders by number, names by the host's index: at 100,000 skills
+	// maps keyed by every name cost a second.
+	hl := w.Skills.list
+	folder := make([]int32, len(hl))
+	ids := map[string]int32{}
+	var size []int
+	for i, s := range hl {
 		f := filepath.Dir(filepath.Dir(s.Path))
-		folder[s.Name] = f
-		size[f]++
+		id, ok := ids[f]
+		if !ok {
+			id = int32(len(size))
+			ids[f] = id
+			size = append(size, 0)
+		}
+		folder[i] = id
+		size[id]++
 	}
-	named := map[string]int{}
+	named := make([]int, len(hl))
 	for _, s := range w.Catalog.Skills {
 		if s.Role != skills.RoleNone {
 			keep[s.Name] = true
 		}
+		si, ok := w.Skills.byName[s.Name]
+		if !ok {
+			continue
+		}
 		for _, n := range s.Names {
-			if folder[n] == folder[s.Name] {
-				named[n]++
+			if ni, ok := w.Skills.byName[n]; ok && folder[ni] == folder[si] {
+				named[ni]++
 			}
 		}
 	}
 	var list []skills.Budgeted
 	var weight []float64
-	for _, s := range w.Skills.list {
+	for i, s := range hl {
 		if !s.DisableModelInvocation {
 			list = append(list, skills.Budgeted{ListedSkill: skills.ListedSkill{Name: s.Name, Description: s.Description}, Keep: keep[s.Name]})
 			wt := 0.0
-			if n := size[folder[s.Name]]; n > 1 {
-				wt = float64(named[s.Name]) / float64(n-1)
+			if n := size[folder[i]]; n > 1 {
+				wt = float64(named[i]) / float64(n-1)
 			}
 			weight = append(weight, wt)
 		}
