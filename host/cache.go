@@ -65,12 +65,14 @@ type cacheEntry struct {
 	refs       relevance.Refs
 }
 
-// skillCache is one cache file, read.
+// skillCache is one cache file, read: its records found, each decoded
+// (and its checksum checked) by the worker that looks it up.
 type skillCache struct {
 	file    string // "" when caching is off
 	names   [32]byte
-	entries map[string]*cacheEntry // by the host's path
-	diag    string                 // why the file was not used, if it was bad
+	records map[string]string // by the host's path
+	diag    string            // why the file was not used, if it was bad
+	bad     atomic.Bool       // a record was corrupt
 }
 
 // namesHash is the hash of the names the cross-references were found
@@ -109,27 +111,35 @@ func cacheFile(list []HostSkill) string {
 	return filepath.Join(dir, "skill-lifecycle", "start-"+hex.EncodeToString(sum[:12])+".cache")
 }
 
-// openCache reads the cache file of list (nil entries when there is none
-// or it is bad: diag then says why). size is the size of the list's
-// files: a cache file is never much larger.
-func openCache(list []HostSkill, size int64) *skillCache {
+// openCache reads the cache file of list (no records when there is none
+// or it is bad: diag then says why).
+func openCache(list []HostSkill) *skillCache {
 	c := &skillCache{file: cacheFile(list)}
 	if c.file == "" {
 		return c
 	}
-	limit := 64<<10 + 2*size + int64(len(list))*8<<10
+	limit := min(int64(16)<<30, 64<<10+int64(len(list))*(skills.MaxFileSize+64<<10))
 	data, err := readCacheFile(c.file, limit)
 	if errors.Is(err, errNoCache) {
 		return c
 	}
 	if err == nil {
-		err = c.decode(data)
+		err = c.decode(data, len(list))
 	}
 	if err != nil {
-		c.entries = nil
+		c.records = nil
 		c.diag = fmt.Sprintf("start-up cache %s: %v; it is ignored and rebuilt", c.file, err)
 	}
 	return c
+}
+
+// diagnostic is what the world says of the cache: why it was ignored, or
+// that some of its records were.
+func (c *skillCache) diagnostic() string {
+	if c.diag == "" && c.bad.Load() {
+		return fmt.Sprintf("start-up cache %s: corrupt records; their skills are read from their files and it is rebuilt", c.file)
+	}
+	return c.diag
 }
 
 // errNoCache is readCacheFile's error for a cache file that cannot be
@@ -184,8 +194,23 @@ func readAllInto(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 // lookup is the entry for the host skill hs whose file resolved to real
 // with key k, or nil.
 func (c *skillCache) lookup(hs HostSkill, real string, k statKey) *cacheEntry {
-	e := c.entries[hs.Path]
-	if e == nil || e.key != k || e.real != real {
+	rec, ok := c.records[hs.Path]
+	if !ok {
+		return nil
+	}
+	body, sum := rec[:len(rec)-4], rec[len(rec)-4:]
+	if crc32.Checksum(unsafe.Slice(unsafe.StringData(body), len(body)), castagnoli) != binary.LittleEndian.Uint32([]byte(sum)) {
+		c.bad.Store(true)
+		return nil
+	}
+	e := &cacheEntry{}
+	d := &decoder{s: body}
+	d.entry(e)
+	if d.err != nil || len(d.s) != 0 || e.path != hs.Path {
+		c.bad.Store(true)
+		return nil
+	}
+	if e.key != k || e.real != real {
 		return nil
 	}
 	return e
@@ -241,41 +266,34 @@ func pruneCache(dir string) {
 	}
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// The file: cacheMagic, the version, the names' hash, the entry count,
-// the entries, and the CRC-32C of all that before it (4 bytes).
+// The file: cacheMagic, the version, the names' hash, the record count,
+// then each record: its length, the entry (its path first) and the
+// CRC-32C of the entry (4 bytes).
 func writeCache(f *os.File, names [32]byte, entries []*cacheEntry) error {
-	crc := crc32.New(castagnoli)
-	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
-	e := encoder{w: w}
-	e.raw(cacheMagic)
-	e.uint(cacheVersion)
-	e.raw(string(names[:]))
-	e.uint(uint64(len(entries)))
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(cacheMagic)
+	w.Write(binary.AppendUvarint(nil, cacheVersion))
+	w.Write(names[:])
+	w.Write(binary.AppendUvarint(nil, uint64(len(entries))))
+	var e encoder
+	var tmp []byte
 	for _, c := range entries {
+		e.buf = e.buf[:0]
 		e.entry(c)
+		tmp = binary.AppendUvarint(tmp[:0], uint64(len(e.buf)+4))
+		tmp = binary.LittleEndian.AppendUint32(tmp, crc32.Checksum(e.buf, castagnoli))
+		w.Write(tmp[:len(tmp)-4])
+		w.Write(e.buf)
+		w.Write(tmp[len(tmp)-4:])
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	var sum [4]byte
-	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
-	_, err := f.Write(sum[:])
-	return err
+	return w.Flush()
 }
 
-type encoder struct {
-	w   *bufio.Writer
-	tmp [binary.MaxVarintLen64]byte
-}
+type encoder struct{ buf []byte }
 
-func (e *encoder) raw(s string) { e.w.WriteString(s) }
-func (e *encoder) uint(v uint64) {
-	e.w.Write(binary.AppendUvarint(e.tmp[:0], v))
-}
-func (e *encoder) int(v int64)  { e.uint(uint64(v)) }
-func (e *encoder) str(s string) { e.uint(uint64(len(s))); e.w.WriteString(s) }
+func (e *encoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) int(v int64)   { e.uint(uint64(v)) }
+func (e *encoder) str(s string)  { e.uint(uint64(len(s))); e.buf = append(e.buf, s...) }
 func (e *encoder) bool(b bool) {
 	if b {
 		e.uint(1)
@@ -301,13 +319,13 @@ func (e *encoder) strs(ss []string) {
 }
 
 func (e *encoder) entry(c *cacheEntry) {
+	e.str(c.path)
 	k := c.key
 	e.uint(k.dev)
 	e.uint(k.ino)
 	e.int(k.size)
 	e.int(k.mtime)
 	e.int(k.ctime)
-	e.str(c.path)
 	e.str(c.real)
 	e.str(c.name)
 	s := &c.skill
@@ -344,6 +362,8 @@ func (e *encoder) entry(c *cacheEntry) {
 }
 
 var errCorrupt = errors.New("corrupt or truncated")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // decoder reads a cache file held in one string: the strings it gives are
 // parts of it (no copies).
@@ -404,32 +424,33 @@ func (d *decoder) strs() []string {
 	return out
 }
 
-func (c *skillCache) decode(data []byte) error {
-	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+// decode finds the records of a cache file for a list of n skills.
+func (c *skillCache) decode(data []byte, n int) error {
+	if len(data) < len(cacheMagic) || string(data[:len(cacheMagic)]) != cacheMagic {
 		return errors.New("not a skill-lifecycle start-up cache")
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return errCorrupt
-	}
 	// The file is never written to again: its strings are the entries'.
-	d := &decoder{s: unsafe.String(unsafe.SliceData(body), len(body))[len(cacheMagic):]}
+	d := &decoder{s: unsafe.String(unsafe.SliceData(data), len(data))[len(cacheMagic):]}
 	if v := d.uint(); d.err == nil && v != cacheVersion {
 		return fmt.Errorf("format %d, not this binary's %d", v, cacheVersion)
 	}
 	copy(c.names[:], d.raw(32))
-	n := d.uint()
-	if d.err == nil && n > uint64(len(d.s)) {
-		return errCorrupt
+	count := d.uint()
+	if d.err == nil && count > uint64(4*n+1024) {
+		return fmt.Errorf("%d records for %d skills", count, n)
 	}
-	c.entries = make(map[string]*cacheEntry, min(n, 1<<20))
-	for range n {
-		e := &cacheEntry{}
-		d.entry(e)
-		if d.err != nil {
-			return d.err
+	c.records = make(map[string]string, count)
+	for range count {
+		rec := d.str()
+		if d.err != nil || len(rec) < 5 {
+			return errCorrupt
 		}
-		c.entries[e.path] = e
+		p := &decoder{s: rec}
+		path := p.str()
+		if p.err != nil {
+			return errCorrupt
+		}
+		c.records[path] = rec
 	}
 	if d.err == nil && len(d.s) != 0 {
 		return errCorrupt
@@ -448,8 +469,9 @@ func (d *decoder) raw(n int) string {
 }
 
 func (d *decoder) entry(c *cacheEntry) {
+	c.path = d.str()
 	c.key = statKey{dev: d.uint(), ino: d.uint(), size: d.int(), mtime: d.int(), ctime: d.int()}
-	c.path, c.real, c.name = d.str(), d.str(), d.str()
+	c.real, c.name = d.str(), d.str()
 	s := &c.skill
 	for _, p := range []*string{&s.Name, &s.Description, &s.Path, &s.RealPath, &s.Dir, &s.Source, &s.License, &s.Compatibility, &s.AllowedTools, (*string)(&s.Role), &s.ModelTier, &s.Body} {
 		*p = d.str()
@@ -483,4 +505,4 @@ func (d *decoder) entry(c *cacheEntry) {
 
 // sameNames reports whether the cache's cross-references were found
 // among the names whose hash is names.
-func (c *skillCache) sameNames(names [32]byte) bool { return c.entries != nil && c.names == names }
+func (c *skillCache) sameNames(names [32]byte) bool { return c.records != nil && c.names == names }

@@ -87,16 +87,14 @@ func load(src Source, idx *Index) *World {
 		names[i] = hs.Name
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	// First every file's lstat (the links resolved): the start-up cache
-	// is keyed by it, and bounded by the files' sizes.
-	var size atomic.Int64
+	// First every file's lstat (the links resolved), which the start-up
+	// cache is keyed by, while the cache file is read.
+	opened := make(chan *skillCache, 1)
+	go func() { opened <- openCache(idx.list) }()
 	parallel(n, workers, func(i int) {
 		reals[i], fis[i], errs[i] = res.Lstat(idx.list[i].Path)
-		if errs[i] == nil {
-			size.Add(fis[i].Size())
-		}
 	})
-	cache := openCache(idx.list, size.Load())
+	cache := <-opened
 	namesSum := namesHash(names)
 	sameNames := cache.sameNames(namesSum)
 	entries := make([]*cacheEntry, n)
@@ -156,7 +154,7 @@ func load(src Source, idx *Index) *World {
 				kept = append(kept, e)
 			}
 		}
-		if int(hits.Load()) != len(kept) || len(cache.entries) != len(kept) || !sameNames {
+		if int(hits.Load()) != len(kept) || len(cache.records) != len(kept) || !sameNames || cache.bad.Load() {
 			cache.save(namesSum, kept)
 		}
 	}
@@ -191,8 +189,8 @@ func load(src Source, idx *Index) *World {
 		byName[s.Name] = r
 	}
 	cfg, cd := LoadConfig(src)
-	if cache.diag != "" {
-		diags = append(diags, cache.diag)
+	if d := cache.diagnostic(); d != "" {
+		diags = append(diags, d)
 	}
 	return newWorld(idx, parsed, byName, cfg, append(diags, cd...))
 }
