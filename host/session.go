@@ -120,13 +120,17 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 	for _, d := range s.eng.ModelDiagnostics() {
 		diags = append(diags, d.String())
 	}
-	return s, InitializeResult{
+	res := InitializeResult{
 		SystemPromptSection: s.world.listing(s.window).Section,
 		Tool:                toolSpec(),
 		Commands:            commandSpecs(),
 		Diagnostics:         terminalLines(diags),
 		ArchiveVia:          s.world.Config.ArchiveVia,
-	}, nil
+	}
+	// The start-up cache is written once the answer is ready, not
+	// beside the work of it.
+	s.world.saveCache()
+	return s, res, nil
 }
 
 // New starts a session over world w, with the models, the current model

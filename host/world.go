@@ -28,6 +28,16 @@ type World struct {
 	Catalog     lifecycle.Catalog
 	Config      rules.Config
 	Diagnostics []string
+	// save writes the start-up cache of the build (nil: nothing to write).
+	save func()
+}
+
+// saveCache starts writing the start-up cache of the build, once.
+func (w *World) saveCache() {
+	if w.save != nil {
+		w.save()
+		w.save = nil
+	}
 }
 
 // Source says where a world comes from: the host's skill list, and the
@@ -71,7 +81,11 @@ func newWorld(idx *Index, parsed []skills.Skill, refs map[string]relevance.Refs,
 // files are read by one worker per CPU, links resolved once per path
 // (skills.Resolver), each body's cross-references found as it is read;
 // the world keeps the host's order.
-func Load(src Source) *World { return load(src, newIndex(src.Skills)) }
+func Load(src Source) *World {
+	w := load(src, newIndex(src.Skills))
+	w.saveCache()
+	return w
+}
 
 // load is Load over idx, the index of src's list without its paths.
 func load(src Source, idx *Index) *World {
@@ -147,6 +161,7 @@ func load(src Source, idx *Index) *World {
 			entries[i] = &cacheEntry{key: key, path: hs.Path, real: reals[i], name: hs.Name, skill: raw, refs: refs[i]}
 		}
 	})
+	var save func()
 	if cache.file != "" {
 		kept := entries[:0]
 		for _, e := range entries {
@@ -155,7 +170,7 @@ func load(src Source, idx *Index) *World {
 			}
 		}
 		if int(hits.Load()) != len(kept) || len(cache.records) != len(kept) || !sameNames || cache.bad.Load() {
-			cache.save(namesSum, kept)
+			save = func() { cache.save(namesSum, kept) }
 		}
 	}
 	idx.indexPaths(reals)
@@ -192,7 +207,9 @@ func load(src Source, idx *Index) *World {
 	if d := cache.diagnostic(); d != "" {
 		diags = append(diags, d)
 	}
-	return newWorld(idx, parsed, byName, cfg, append(diags, cd...))
+	w := newWorld(idx, parsed, byName, cfg, append(diags, cd...))
+	w.save = save
+	return w
 }
 
 // readState is what a read worker keeps: its buffer and its RefFinder.
