@@ -24,7 +24,16 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	repoRoot, binPath = root, bin
+	// The sidecar's start-up cache goes to a folder of the run's, not the
+	// user's cache folder.
+	cache, err := os.MkdirTemp("", "hostile-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hostile:", err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	cleanup()
 	os.Exit(code)
 }
