@@ -36,8 +36,10 @@ const (
 	cacheEnv     = "SKILL_LIFECYCLE_CACHE"
 	cacheMagic   = "skill-lifecycle start-up cache\n"
 	cacheVersion = 1
-	// cacheMaxAge is how long a cache file nobody used is kept.
+	// cacheMaxAge is how long a cache file nobody used is kept, a
+	// temporary file left by a writer that was stopped tmpMaxAge.
 	cacheMaxAge = 30 * 24 * time.Hour
+	tmpMaxAge   = time.Hour
 )
 
 // cacheMinSkills is the smallest catalogue cached (a variable for tests).
@@ -120,11 +122,12 @@ func openCache(list []HostSkill) *skillCache {
 	}
 	limit := min(int64(16)<<30, 64<<10+int64(len(list))*(skills.MaxFileSize+64<<10))
 	data, err := readCacheFile(c.file, limit)
-	if errors.Is(err, errNoCache) {
-		return c
-	}
 	if err == nil {
 		err = c.decode(data, len(list))
+	}
+	if errors.Is(err, errNoCache) || errors.Is(err, errOtherBinary) {
+		c.records = nil
+		return c
 	}
 	if err != nil {
 		c.records = nil
@@ -141,6 +144,25 @@ func (c *skillCache) diagnostic() string {
 	}
 	return c.diag
 }
+
+// errOtherBinary is decode's error for a cache written by another build
+// of the binary, whose parser or cross-reference finder may differ: it
+// is rebuilt without a diagnostic.
+var errOtherBinary = errors.New("written by another binary")
+
+// binaryID tells this build of the binary from others: the executable's
+// size and mtime (a rebuild or an upgrade changes them).
+var binaryID = func() (id [16]byte) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n", cacheVersion)
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(h, "%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	copy(id[:], h.Sum(nil))
+	return id
+}()
 
 // errNoCache is readCacheFile's error for a cache file that cannot be
 // looked at (none yet, or no folder): no diagnostic.
@@ -260,19 +282,25 @@ func pruneCache(dir string) {
 		if !strings.HasPrefix(n, "start-") || !(strings.HasSuffix(n, ".cache") || strings.HasSuffix(n, ".tmp")) {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > cacheMaxAge {
+		age := cacheMaxAge
+		if strings.HasSuffix(n, ".tmp") {
+			age = tmpMaxAge
+		}
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > age {
 			os.Remove(filepath.Join(dir, n))
 		}
 	}
 }
 
-// The file: cacheMagic, the version, the names' hash, the record count,
+// The file: cacheMagic, the version, binaryID, the names' hash, the
+// record count,
 // then each record: its length, the entry (its path first) and the
 // CRC-32C of the entry (4 bytes).
 func writeCache(f *os.File, names [32]byte, entries []*cacheEntry) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.WriteString(cacheMagic)
 	w.Write(binary.AppendUvarint(nil, cacheVersion))
+	w.Write(binaryID[:])
 	w.Write(names[:])
 	w.Write(binary.AppendUvarint(nil, uint64(len(entries))))
 	var e encoder
@@ -433,6 +461,9 @@ func (c *skillCache) decode(data []byte, n int) error {
 	d := &decoder{s: unsafe.String(unsafe.SliceData(data), len(data))[len(cacheMagic):]}
 	if v := d.uint(); d.err == nil && v != cacheVersion {
 		return fmt.Errorf("format %d, not this binary's %d", v, cacheVersion)
+	}
+	if id := d.raw(len(binaryID)); d.err == nil && id != string(binaryID[:]) {
+		return errOtherBinary
 	}
 	copy(c.names[:], d.raw(32))
 	count := d.uint()

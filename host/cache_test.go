@@ -234,3 +234,52 @@ func TestCacheSameWorld1k(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheOtherBinaryIgnored: a cache another build of the binary wrote
+// (whose parser may differ) is not used, and rebuilt without a diagnostic.
+func TestCacheOtherBinaryIgnored(t *testing.T) {
+	src, file := cacheTest(t)
+	loadCounting(src)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(cacheMagic)+1] ^= 1 // the first byte of the binary's id
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if w, hits := loadCounting(src); hits != 0 || len(w.Diagnostics) != 0 {
+		t.Errorf("another binary's cache: %d hits, diagnostics %q; want 0, none", hits, w.Diagnostics)
+	}
+	if _, hits := loadCounting(src); hits != 3 {
+		t.Errorf("after the rebuild: %d hits, want 3", hits)
+	}
+}
+
+// TestCachePrunesLeftovers: writing a cache removes the temporary files
+// of writers stopped over an hour ago and cache files unused for 30
+// days, and keeps the others.
+func TestCachePrunesLeftovers(t *testing.T) {
+	src, file := cacheTest(t)
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]time.Duration{"start-a.tmp": 2 * time.Hour, "start-b.tmp": time.Minute, "start-c.cache": 31 * 24 * time.Hour, "start-d.cache": 29 * 24 * time.Hour, "other.tmp": 48 * time.Hour}
+	for name, age := range old {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mt := time.Now().Add(-age)
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loadCounting(src)
+	for name, gone := range map[string]bool{"start-a.tmp": true, "start-b.tmp": false, "start-c.cache": true, "start-d.cache": false, "other.tmp": false} {
+		if _, err := os.Stat(filepath.Join(dir, name)); os.IsNotExist(err) != gone {
+			t.Errorf("%s: removed %v, want %v", name, os.IsNotExist(err), gone)
+		}
+	}
+}
