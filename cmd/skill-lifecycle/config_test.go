@@ -20,6 +20,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("PI_CODING_AGENT_DIR", dir)
+	os.Setenv("XDG_CACHE_HOME", dir) // the start-up cache (host/cache.go)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
