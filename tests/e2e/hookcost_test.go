@@ -38,6 +38,32 @@ export default function (pi) {
 }
 `
 
+// hookFixed stands in for the bridge with work that does not depend on
+// the session: it writes and reads back a request-sized JSON object 20
+// times and does one round trip over a pipe to cat. Its time growing with
+// the messages is Pi's (its per-handler copies of the list, its heap),
+// not the extension's.
+const hookFixed = `import { spawn } from "node:child_process";
+export default function (pi) {
+	const req = { from: 5, messages: [{ role: "toolResult", content: [{ type: "text", text: "a short note\n".repeat(40) }], toolCallId: "x", toolName: "read" }], systemPromptSize: 12000, cwd: "/tmp" };
+	const cat = spawn("cat", [], { stdio: ["pipe", "pipe", "ignore"] });
+	cat.unref();
+	cat.stdin.unref?.();
+	cat.stdout.unref?.();
+	let wake;
+	cat.stdout.on("data", () => wake?.());
+	pi.on("context", async () => {
+		for (let i = 0; i < 20; i++) JSON.parse(JSON.stringify(req));
+		const answered = new Promise((r) => (wake = r));
+		const alive = setTimeout(() => wake?.(), 5000); // keeps Node up while it waits
+		cat.stdin.write(JSON.stringify(req) + "\n");
+		await answered;
+		clearTimeout(alive);
+	});
+	pi.on("session_shutdown", () => cat.kill());
+}
+`
+
 // hookSample is one model request: the messages it carries, the time
 // spent between the two timing extensions, and the CPU time Pi's process
 // spent meanwhile (the bridge's own work, without the wait for the
@@ -47,10 +73,20 @@ type hookSample struct {
 	d, cpu   time.Duration
 }
 
+// The extension between the timing pair.
+type hookMiddle int
+
+const (
+	hookNone   hookMiddle = iota // the timing pair alone
+	hookBridge                   // the bridge
+	hookStub                     // hookFixed
+)
+
 // hookRun runs one Pi session of steps tool calls (a skill load every
-// tenth, else a read of a small file) with the bridge or without, and
-// returns the samples.
-func hookRun(tb testing.TB, pi PiInstall, steps int, bridge bool) []hookSample {
+// tenth, else a read of a small file) with mid between the timing pair,
+// and returns the samples.
+func hookRun(tb testing.TB, pi PiInstall, steps int, mid hookMiddle) []hookSample {
+	bridge := mid == hookBridge
 	tb.Helper()
 	script := func(r *Request) Reply {
 		switch {
@@ -66,14 +102,17 @@ func hookRun(tb testing.TB, pi PiInstall, steps int, bridge bool) []hookSample {
 	env.AddSkills(tb, testSkills...)
 	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
 	dir := tb.TempDir()
-	start, end, log := filepath.Join(dir, "start.ts"), filepath.Join(dir, "end.ts"), filepath.Join(dir, "hook.log")
-	for p, src := range map[string]string{start: hookStart, end: hookEnd, filepath.Join(env.ProjectDir, "notes.txt"): "a short note\n"} {
+	start, end, stub, log := filepath.Join(dir, "start.ts"), filepath.Join(dir, "end.ts"), filepath.Join(dir, "fixed.ts"), filepath.Join(dir, "hook.log")
+	for p, src := range map[string]string{start: hookStart, end: hookEnd, stub: hookFixed, filepath.Join(env.ProjectDir, "notes.txt"): "a short note\n"} {
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	exts := []string{start, end}
 	runEnv := []string{"HOOK_LOG=" + log}
+	if mid == hookStub {
+		exts = []string{start, stub, end}
+	}
 	if bridge {
 		exts = []string{start, BridgeExtension(tb), end}
 		runEnv = append(runEnv, BinEnv+"="+SkillLifecycleBin(tb))
@@ -119,22 +158,24 @@ func quantile(s []hookSample, lo, hi int, q float64, cpu bool) (time.Duration, i
 // BenchmarkBridgeHook: the context hook's added time per model request
 // in Pi 1.6, at about 200 messages (100 steps) and, for flatness, at
 // about 2,000 (1,000 steps): median and p99 over the requests near the
-// end of each session, the harness's own time (without the bridge)
-// reported beside them. Run: bash scripts/e2e.sh -run '^$' -bench BridgeHook -benchtime 1x
+// end of each session, the harness's own time (without the bridge) and
+// that of an extension of fixed work (hookFixed) reported beside them. Run: bash scripts/e2e.sh -run '^$' -bench BridgeHook -benchtime 1x
 func BenchmarkBridgeHook(b *testing.B) {
 	pi := Pi16(b)
 	for _, steps := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
-			var with, without []hookSample
+			var with, without, fixed []hookSample
 			for b.Loop() {
-				with = append(with, hookRun(b, pi, steps, true)...)
-				without = append(without, hookRun(b, pi, steps, false)...)
+				with = append(with, hookRun(b, pi, steps, hookBridge)...)
+				without = append(without, hookRun(b, pi, steps, hookNone)...)
+				fixed = append(fixed, hookRun(b, pi, steps, hookStub)...)
 			}
 			lo, hi := 2*steps-80, 2*steps+10 // the last 40 requests or so
 			med, n := quantile(with, lo, hi, 0.5, false)
 			p99, _ := quantile(with, lo, hi, 0.99, false)
 			all, _ := quantile(with, 0, hi, 0.5, false)
 			empty, _ := quantile(without, lo, hi, 0.5, false)
+			stub, _ := quantile(fixed, lo, hi, 0.5, false)
 			cpu, _ := quantile(with, lo, hi, 0.5, true)
 			cpu99, _ := quantile(with, lo, hi, 0.99, true)
 			if n == 0 {
@@ -144,9 +185,10 @@ func BenchmarkBridgeHook(b *testing.B) {
 			b.ReportMetric(float64(p99.Microseconds()), "µs-p99")
 			b.ReportMetric(float64(all.Microseconds()), "µs-median-all")
 			b.ReportMetric(float64(empty.Microseconds()), "µs-harness")
+			b.ReportMetric(float64(stub.Microseconds()), "µs-fixed-work")
 			b.ReportMetric(float64(cpu.Microseconds()), "cpu-µs-median")
 			b.ReportMetric(float64(cpu99.Microseconds()), "cpu-µs-p99")
-			b.Logf("%d requests at %d-%d messages: median %v, p99 %v (whole session median %v; harness alone %v); Pi's CPU median %v, p99 %v", n, lo, hi, med, p99, all, empty, cpu, cpu99)
+			b.Logf("%d requests at %d-%d messages: median %v, p99 %v (whole session median %v; harness alone %v, fixed work %v); Pi's CPU median %v, p99 %v", n, lo, hi, med, p99, all, empty, stub, cpu, cpu99)
 		})
 	}
 }
