@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -32,7 +33,9 @@ func skipped(rel string, dir bool) bool {
 	return rel == "extension/CHANGELOG.md"
 }
 
-func docs(t *testing.T) []string {
+// files lists, relative to the root and slash-separated, the files outside
+// the skipped folders for which want holds.
+func files(t *testing.T, want func(rel string) bool) []string {
 	t.Helper()
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -47,7 +50,7 @@ func docs(t *testing.T) []string {
 			}
 			return nil
 		}
-		if !d.IsDir() && strings.HasSuffix(rel, ".md") {
+		if !d.IsDir() && want(rel) {
 			out = append(out, rel)
 		}
 		return nil
@@ -55,6 +58,12 @@ func docs(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+func docs(t *testing.T) []string {
+	t.Helper()
+	out := files(t, func(rel string) bool { return strings.HasSuffix(rel, ".md") })
 	if len(out) == 0 {
 		t.Fatalf("no Markdown file found under %s", root)
 	}
@@ -211,24 +220,13 @@ var notOurs = map[string]bool{
 // TestDocsMentionsExist checks that every docs/x.md named in a doc or in
 // Go source exists, so merging or renaming a doc leaves no stale pointer.
 func TestDocsMentionsExist(t *testing.T) {
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	source := func(rel string) bool {
+		return !notOurs[rel] && slices.ContainsFunc([]string{".md", ".go", ".ts", ".sh"}, func(ext string) bool { return strings.HasSuffix(rel, ext) })
+	}
+	for _, rel := range files(t, source) {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if skipped(rel, d.IsDir()) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || notOurs[rel] || !(strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, ".ts") || strings.HasSuffix(rel, ".sh")) {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			for _, m := range docMention.FindAllString(line, -1) {
@@ -253,9 +251,5 @@ func TestDocsMentionsExist(t *testing.T) {
 				t.Errorf("%s: names section %q of %s, which has no such heading", rel, name, m[2])
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
