@@ -5,9 +5,9 @@ import (
 	"maps"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // BeforeRequest takes the loads the coming model request carries, in
@@ -163,25 +163,5 @@ func msDuration(ms int64) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// utf16Len is the length of s in UTF-16 code units, as the host
-// (JavaScript) counts it.
-func utf16Len(s string) int64 {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return int64(i) + utf16LenWide(s[i:])
-		}
-	}
-	return int64(len(s))
-}
-
-func utf16LenWide(s string) int64 {
-	var n int64
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
+// utf16Len is skills.UTF16Len as the host's sizes (int64) take it.
+func utf16Len(s string) int64 { return int64(skills.UTF16Len(s)) }

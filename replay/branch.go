@@ -12,6 +12,7 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // segKey identifies one serialised message variant.
@@ -421,11 +422,11 @@ func (b *branch) regionPositions(out []bodyPos, lm llmMessage, off int, arch map
 	text := toolResultText(lm.message())
 	shift := 0 // what the archived bodies before this one save
 	for _, blk := range blocks {
-		at := off + utf16Len(text[:blk.start]) - shift
-		size := utf16Len(blk.text)
+		at := off + skills.UTF16Len(text[:blk.start]) - shift
+		size := skills.UTF16Len(blk.text)
 		if p, ok := arch[blk.id]; ok {
-			shift += size - utf16Len(p)
-			size = utf16Len(p)
+			shift += size - skills.UTF16Len(p)
+			size = skills.UTF16Len(p)
 		}
 		out = append(out, bodyPos{blk.id, at, size})
 	}

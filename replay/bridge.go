@@ -219,19 +219,6 @@ func bridgeBase(header int, skillTool bool) int {
 	return max(base, 0)
 }
 
-// utf16Len is the length of s in UTF-16 code units (JavaScript's length).
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 // bridgeSize is a context message's length as the bridge counts it, and
 // the length of the skill body it carries (the tool result's text, or a
 // /skill: block; 0 without one), with replace (an archived body's
@@ -251,11 +238,11 @@ func bridgeSize(cm *session.ContextMessage, m *session.Message, replace func(str
 	switch m.Role {
 	case session.RoleToolResult:
 		if replace != nil {
-			size = utf16Len(replace(toolResultText(m)))
+			size = skills.UTF16Len(replace(toolResultText(m)))
 		} else {
 			for _, b := range m.Blocks {
 				if b.Type == "text" {
-					size += utf16Len(b.Text)
+					size += skills.UTF16Len(b.Text)
 				}
 			}
 		}
@@ -264,11 +251,11 @@ func bridgeSize(cm *session.ContextMessage, m *session.Message, replace func(str
 		for _, b := range m.Blocks {
 			switch b.Type {
 			case "text":
-				size += utf16Len(b.Text)
+				size += skills.UTF16Len(b.Text)
 			case "thinking":
-				size += utf16Len(b.Thinking)
+				size += skills.UTF16Len(b.Thinking)
 			case "toolCall":
-				size += utf16Len(b.Name) + utf16Len(compactJSON(b.Arguments))
+				size += skills.UTF16Len(b.Name) + skills.UTF16Len(compactJSON(b.Arguments))
 			}
 		}
 		return size, 0
@@ -282,14 +269,14 @@ func bridgeSize(cm *session.ContextMessage, m *session.Message, replace func(str
 		if replace != nil {
 			t = replace(t)
 		}
-		size += utf16Len(t)
+		size += skills.UTF16Len(t)
 		if first && skillBlock.MatchString(b.Text) {
 			// The /skill: block, or the placeholder that replaced it.
 			blk := b.Text
 			if end := strings.Index(blk, "</skill>"); end >= 0 {
 				blk = blk[:end+len("</skill>")]
 			}
-			body = utf16Len(blk) + utf16Len(t) - utf16Len(b.Text)
+			body = skills.UTF16Len(blk) + skills.UTF16Len(t) - skills.UTF16Len(b.Text)
 		}
 		first = false
 	}

@@ -177,7 +177,7 @@ func detect(p *Pack, br []*session.Entry, cwd string) *pathInfo {
 					abs = path.Join(cwd, abs)
 				}
 				if skill := packOwner(p, abs); skill != "" {
-					info.resources[e] = append(info.resources[e], resource{ID: id, Skill: skill, Path: fp, Size: utf16Len(toolResultText(m))})
+					info.resources[e] = append(info.resources[e], resource{ID: id, Skill: skill, Path: fp, Size: skills.UTF16Len(toolResultText(m))})
 				}
 			}
 		case session.RoleUser:

@@ -16,6 +16,7 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/replay/pricing"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/session"
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 type runOut struct {
@@ -222,7 +223,7 @@ func (r *walk) observeLoad(l load) {
 	}
 	size := int64(l.Size)
 	if l.Body != "" {
-		size = int64(utf16Len(l.Body)) // as the bridge counts it
+		size = int64(skills.UTF16Len(l.Body)) // as the bridge counts it
 	}
 	r.st.Observe(ev(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: size, Kind: l.Kind, Hash: hash}}))
 	if r.dd != nil && r.dd.Deduped(l.ID) {
@@ -459,7 +460,7 @@ func (r *walk) compaction(cb *session.ContextBuilder, e *session.Entry) {
 	for _, blk := range blocks {
 		r.meta[blk.id] = loadMeta{blk.skill, lifecycle.ByReattach, ""}
 		// The skill's latest copy now (the agent has it: no comeback).
-		r.last[blk.skill] = load{ID: blk.id, Skill: blk.skill, Kind: lifecycle.ByReattach, Size: utf16Len(blk.text), Body: blk.text}
+		r.last[blk.skill] = load{ID: blk.id, Skill: blk.skill, Kind: lifecycle.ByReattach, Size: skills.UTF16Len(blk.text), Body: blk.text}
 	}
 	r.inserts[next] = append(r.inserts[next], m)
 	r.insVersion++

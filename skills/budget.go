@@ -58,7 +58,7 @@ func BoundedListing(list []Budgeted, priority []int, budget int) Listing {
 	}
 	// Sizes without building the section: the fixed text, then each
 	// entry's name and (shortened) description as ModelText.
-	fixed := utf16Len(BridgeIntro+"\n\n") + utf16Len("<available_skills>\n</available_skills>")
+	fixed := UTF16Len(BridgeIntro+"\n\n") + UTF16Len("<available_skills>\n</available_skills>")
 	const perEntry = len("  <skill>\n    <name></name>\n    <description></description>\n  </skill>\n")
 	names := make([]int, len(list))
 	descs := make([]string, len(list))
@@ -67,10 +67,10 @@ func BoundedListing(list []Budgeted, priority []int, budget int) Listing {
 	plain := make([]bool, len(list)) // ModelText leaves it as it is
 	maxDesc := 0
 	for i, s := range list {
-		names[i] = perEntry + utf16Len(ModelText(s.Name))
+		names[i] = perEntry + UTF16Len(ModelText(s.Name))
 		descs[i] = strings.TrimSpace(s.Description)
 		m := ModelText(descs[i])
-		full[i], runes[i], plain[i] = utf16Len(m), utf8.RuneCountInString(descs[i]), m == descs[i]
+		full[i], runes[i], plain[i] = UTF16Len(m), utf8.RuneCountInString(descs[i]), m == descs[i]
 		maxDesc = max(maxDesc, runes[i])
 	}
 	descLen := func(i, cut int) int {
@@ -78,9 +78,9 @@ func BoundedListing(list []Budgeted, priority []int, budget int) Listing {
 		case cut <= 0 || runes[i] <= cut:
 			return full[i]
 		case plain[i]:
-			return utf16Len(shortenHead(descs[i], cut)) + 1 // and "…"
+			return UTF16Len(shortenHead(descs[i], cut)) + 1 // and "…"
 		}
-		return utf16Len(ModelText(Shorten(descs[i], cut)))
+		return UTF16Len(ModelText(Shorten(descs[i], cut)))
 	}
 	size := func(cut int, in []bool) int {
 		n := fixed
@@ -132,7 +132,7 @@ func BoundedListing(list []Budgeted, priority []int, budget int) Listing {
 			used += names[i] + descLen(i, cut)
 		}
 	}
-	line := utf16Len(OmittedLine(len(list)))
+	line := UTF16Len(OmittedLine(len(list)))
 	for _, i := range priority {
 		if i < 0 || i >= len(list) || in[i] {
 			continue
@@ -174,8 +174,18 @@ func shortenHead(s string, n int) string {
 	return strings.TrimRight(head, " \t\n,;:.")
 }
 
-// utf16Len is the length of s in UTF-16 code units.
-func utf16Len(s string) int {
+// UTF16Len is the length of s in UTF-16 code units: a string's length as
+// the host (JavaScript) counts it.
+func UTF16Len(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i + utf16LenWide(s[i:])
+		}
+	}
+	return len(s)
+}
+
+func utf16LenWide(s string) int {
 	n := 0
 	for _, r := range s {
 		if r >= 0x10000 {
