@@ -58,7 +58,7 @@ func (v *lineView) learn(p BeforeRequestParams) {
 // show compares what request r carries (loads, with archived the
 // placeholders in force) with the previous one, and sends a line for
 // each change; it returns the footer status.
-func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, archived map[string]string) string {
+func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, ph []int64, archived map[string]string) string {
 	v := &s.view
 	v.learn(p)
 	var gone, back, again []LoadRef
@@ -69,14 +69,14 @@ func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, archived map[
 	}
 	clear(now)
 	loaded, saved := 0, int64(0)
-	for _, l := range p.Loads {
+	for k, l := range p.Loads {
 		if l.Kind == KindResource {
 			continue
 		}
-		ph, isArch := archived[l.ID]
+		isArch := ph[k] >= 0
 		if isArch {
 			now[l.ID] = l.Skill
-			saved += max(l.Size-utf16Len(ph), 0)
+			saved += max(l.Size-ph[k], 0)
 		} else {
 			loaded++
 		}

@@ -68,10 +68,13 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 		}
 		s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash}})
 	}
-	r := requestOf(p, s.archived())
+	s.phSizes = s.placeholderSizes(s.phSizes, p.Loads, s.archived())
+	r := requestAt(p, s.phSizes)
 	r.Cache = s.modelCache()
 	s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})
 	archived := s.archived()
+	s.phSizes = s.placeholderSizes(s.phSizes, p.Loads, archived)
+	sizes := s.phSizes
 	res := BeforeRequestResult{Archive: s.archiveInto[:0]}
 	if res.Archive == nil {
 		res.Archive = []Replacement{}
@@ -81,15 +84,39 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 	} else {
 		clear(s.carried)
 	}
-	for _, l := range p.Loads {
-		if ph, ok := archived[l.ID]; ok {
-			res.Archive = append(res.Archive, Replacement{ID: l.ID, Placeholder: ph})
+	for k, l := range p.Loads {
+		if sizes[k] >= 0 {
+			res.Archive = append(res.Archive, Replacement{ID: l.ID, Placeholder: archived[l.ID]})
 		} else if l.Kind != KindResource {
 			s.carried[l.ID] = true // sent whole: visible until the next request
 		}
 	}
-	res.Status = s.show(p, r, archived)
+	res.Status = s.show(p, r, sizes, archived)
 	return res, nil
+}
+
+// placeholderSizes are, for each load, the size of its placeholder when
+// it is archived, else -1, in dst's array. The sizes of the placeholders
+// are kept between requests: one is the same text at every request.
+func (s *Session) placeholderSizes(dst []int64, loads []LoadRef, archived map[string]string) []int64 {
+	if s.phLen == nil {
+		s.phLen = map[string]int64{}
+	}
+	dst = slices.Grow(dst[:0], len(loads))
+	for _, l := range loads {
+		ph, ok := archived[l.ID]
+		if !ok {
+			dst = append(dst, -1)
+			continue
+		}
+		n, ok := s.phLen[ph]
+		if !ok {
+			n = utf16Len(ph)
+			s.phLen[ph] = n
+		}
+		dst = append(dst, n)
+	}
+	return dst
 }
 
 // requestOf describes the coming request to the engine. The host gives
@@ -98,6 +125,12 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 // moves back by what each of them saves (sizes in UTF-16 units, as the
 // host counts them).
 func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Request {
+	return requestAt(p, (&Session{}).placeholderSizes(nil, p.Loads, archived))
+}
+
+// requestAt is requestOf with, for each load, the size of its
+// placeholder when archived (-1: not archived).
+func requestAt(p BeforeRequestParams, ph []int64) lifecycle.Request {
 	r := lifecycle.Request{
 		SincePrevious: msDuration(p.SincePreviousMs),
 		CacheCold:     p.CacheCold,
@@ -112,21 +145,24 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 		return r
 	}
 	var shift int64 // characters saved by replacements before the current body
-	for _, l := range p.Loads {
+	if len(p.Loads) > 0 {
+		r.Bodies = make([]lifecycle.BodyPosition, 0, len(p.Loads))
+	}
+	for k, l := range p.Loads {
 		off := max(l.Offset-shift, 0)
 		size := l.Size
-		if ph, ok := archived[l.ID]; ok {
-			size = utf16Len(ph)
+		if ph[k] >= 0 {
+			size = ph[k]
 			shift += max(l.Size-size, 0)
 		}
 		r.Bodies = append(r.Bodies, lifecycle.BodyPosition{ID: l.ID, Offset: off, Size: size})
 	}
 	r.Total = max(p.Total-shift, 0)
 	if p.PreviousSize > 0 && p.PreviousSize <= p.Total {
-		r.Previous = sentOffset(p.PreviousSize, p.Loads, archived)
+		r.Previous = sentOffset(p.PreviousSize, p.Loads, ph)
 	}
 	if p.ChangedFrom > 0 {
-		r.ChangedFrom = max(sentOffset(p.ChangedFrom, p.Loads, archived), 1)
+		r.ChangedFrom = max(sentOffset(p.ChangedFrom, p.Loads, ph), 1)
 	}
 	return r
 }
@@ -135,14 +171,13 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 // host's view) to the request as it is sent: less what the bodies archived
 // before x save; an offset inside an archived body falls at its
 // placeholder.
-func sentOffset(x int64, loads []LoadRef, archived map[string]string) int64 {
+func sentOffset(x int64, loads []LoadRef, ph []int64) int64 {
 	cut := x
-	for _, l := range loads {
-		ph, ok := archived[l.ID]
-		if !ok {
+	for k, l := range loads {
+		n := ph[k]
+		if n < 0 {
 			continue
 		}
-		n := utf16Len(ph)
 		switch {
 		case l.Offset+l.Size <= x:
 			cut -= max(l.Size-n, 0)

@@ -70,6 +70,10 @@ type Session struct {
 	// archiveInto, when set, is the slice beforeRequest answers Archive
 	// in (the context model's spare: no allocation a request).
 	archiveInto []Replacement
+	// phSizes are the last request's placeholder sizes, a load each
+	// (placeholderSizes), phLen the size of each placeholder text.
+	phSizes []int64
+	phLen   map[string]int64
 }
 
 // Options of a session.
@@ -168,7 +172,7 @@ func (s *Session) apply(ev lifecycle.Event) []lifecycle.Decision {
 // the events that cannot change it. The caller must not change it.
 func (s *Session) archived() map[string]string {
 	if s.arch == nil || s.archDirty {
-		s.arch, s.archDirty = s.eng.Archived(), false
+		s.arch, s.archDirty = s.eng.ArchivedView(), false
 	}
 	return s.arch
 }

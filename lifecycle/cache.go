@@ -85,21 +85,20 @@ func (e *Engine) remember(r Request, ds []Decision) {
 	if r.ChangedFrom > 0 {
 		cut = min(cut, r.ChangedFrom)
 	}
-	var at map[string]int64 // the earliest offset of each body in r
+	var now map[string]bool // the bodies archived now
 	for _, d := range ds {
-		if d.Action != ActArchive {
-			continue
-		}
-		if at == nil {
-			at = make(map[string]int64, len(r.Bodies))
-			for _, p := range r.Bodies {
-				if o, ok := at[p.ID]; !ok || p.Offset < o {
-					at[p.ID] = p.Offset
-				}
+		if d.Action == ActArchive {
+			if now == nil {
+				now = map[string]bool{}
 			}
+			now[d.ID] = true
 		}
-		if o, ok := at[d.ID]; ok {
-			cut = min(cut, o)
+	}
+	if now != nil {
+		for _, p := range r.Bodies {
+			if now[p.ID] {
+				cut = min(cut, p.Offset)
+			}
 		}
 	}
 	e.last.judged, e.last.expect = true, float64(cut)/float64(r.Total)
@@ -112,12 +111,7 @@ func (e *Engine) beforeRequest(r Request) []Decision {
 		e.requests++
 	}
 	e.deferred = nil
-	var due []int
-	for i, b := range e.bodies {
-		if b.Due != nil && !b.Archived {
-			due = append(due, i)
-		}
-	}
+	due := e.dueBodies()
 	if len(due) == 0 {
 		return nil
 	}
@@ -242,10 +236,7 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 			note = joinNote(note, why)
 		}
 	}
-	pos := make(map[string]BodyPosition, len(r.Bodies))
-	for _, p := range r.Bodies {
-		pos[p.ID] = p
-	}
+	pos := e.positions(r, due)
 	turn := e.run
 	if !e.inRun {
 		turn = e.run + 1
@@ -283,6 +274,26 @@ func (e *Engine) cacheCase(r Request, due []int) (rules.CacheCase, dueIndex, []i
 		idx.cand = append(idx.cand, i)
 	}
 	return c, idx, gone, note
+}
+
+// positions are where r has the due bodies and their files (the last
+// position of an id that appears twice).
+func (e *Engine) positions(r Request, due []int) map[string]BodyPosition {
+	want := make(map[string]bool, len(due))
+	for _, i := range due {
+		b := &e.bodies[i]
+		want[b.ID] = true
+		for _, f := range b.Resources {
+			want[f.ID] = true
+		}
+	}
+	pos := make(map[string]BodyPosition, len(want))
+	for _, p := range r.Bodies {
+		if want[p.ID] {
+			pos[p.ID] = p
+		}
+	}
+	return pos
 }
 
 // filesHeld is what the files rs that go with a body free in the request
@@ -362,12 +373,7 @@ func (e *Engine) PlanRequest(r Request) []rules.Timing {
 	} else {
 		e.requests++
 	}
-	var due []int
-	for i, b := range e.bodies {
-		if b.Due != nil && !b.Archived {
-			due = append(due, i)
-		}
-	}
+	due := e.dueBodies()
 	if len(due) == 0 || !e.cfg.CacheAware.Enabled || !e.Enabled() {
 		return nil
 	}

@@ -40,6 +40,7 @@ func (e *Engine) addBody(b Body) int {
 
 // setArchived archives or unarchives body i (only the flag).
 func (e *Engine) setArchived(i int, archived bool) {
+	e.touch(i)
 	b := &e.bodies[i]
 	if b.Archived == archived {
 		return
@@ -70,11 +71,15 @@ func (e *Engine) reindex() {
 	e.open = map[string][]int{}
 	e.holders = map[string][]int{}
 	e.nlive = map[string]int{}
+	e.dues, e.touched, e.archFull = e.dues[:0], e.touched[:0], true
 	ca := e.cacheAware()
 	for i, b := range e.bodies {
 		e.bySkill[b.Skill] = append(e.bySkill[b.Skill], i)
 		if b.Archived {
 			continue
+		}
+		if b.Due != nil {
+			e.dues = append(e.dues, i)
 		}
 		e.nlive[b.Skill]++
 		if !ca || !supersededDue(b) {

@@ -55,6 +55,12 @@ type Engine struct {
 	mdiags []rules.Diagnostic
 	reg    models.Registry
 	mstate models.State
+
+	// What a request asks of the bodies, kept between events (held.go).
+	dues     []int
+	arch     map[string]string
+	touched  []int
+	archFull bool
 }
 
 // New returns an engine for the installed skills in cat under cfg, with no
@@ -238,6 +244,7 @@ func (e *Engine) drop(i int, r rules.Reason) []Decision {
 		run = e.run + 1
 	}
 	b.Due = &Due{Reason: r, Run: run, Request: e.requests}
+	e.dues = append(e.dues, i)
 	rr := r
 	return []Decision{{V: RecordVersion, Action: ActDue, ID: b.ID, Skill: b.Skill, Reason: &rr, Run: run, Request: e.requests}}
 }
@@ -521,10 +528,8 @@ func (e *Engine) onEnable(on bool) []Decision {
 
 func (e *Engine) undueAll(r rules.Reason) []Decision {
 	var ds []Decision
-	for i, b := range e.bodies {
-		if b.Due != nil && !b.Archived {
-			ds = append(ds, e.undue(i, r))
-		}
+	for _, i := range e.dueBodies() {
+		ds = append(ds, e.undue(i, r))
 	}
 	return ds
 }

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,7 @@ import (
 // TestRestoreProperty and checks, after every event, what must hold
 // whatever the configuration:
 //   - Archived and Bodies agree, and no body is both archived and due;
+//     ArchivedView and the due list kept between events agree with them;
 //   - the latest copy of a skill pinned by the user or the configuration
 //     is never archived (docs/config.md, pinned; /skills-pin), nor the
 //     entry skill's unless it has routed (releaseRoutedEntry);
@@ -48,6 +50,22 @@ func TestEngineInvariants(t *testing.T) {
 			}
 			arch := e.Archived()
 			bodies := e.Bodies()
+			if step%3 == 2 || step == n-1 {
+				// The kept views, taken every few events, are what a
+				// walk of every body gives (held.go).
+				if diff := cmp.Diff(arch, e.ArchivedView()); diff != "" {
+					at("ArchivedView is not Archived (-Archived +view):\n%s", diff)
+				}
+				var due []int
+				for i, b := range bodies {
+					if b.Due != nil && !b.Archived {
+						due = append(due, i)
+					}
+				}
+				if got := e.dueBodies(); !slices.Equal(got, due) {
+					at("dueBodies %v, want %v", got, due)
+				}
+			}
 			latest := map[string]int{}
 			for i, b := range bodies {
 				if b.Archived != (arch[b.ID] != "") {
