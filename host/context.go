@@ -142,9 +142,11 @@ type contextModel struct {
 	// PlacesReset); placedN is how many of loads it covers.
 	placed  map[string]LoadPlace
 	placedN int
-	// index and cwd are the skills and folder the scan found loads by.
+	// index and cwd are the skills and folder the scan found loads by;
+	// base the system prompt's size the offsets of refs count from.
 	index *Index
 	cwd   string
+	base  int64
 }
 
 var (
@@ -483,9 +485,10 @@ func resolveHostPath(p, cwd string) string {
 // with their offsets (base: the system prompt's size), its size, where
 // the previous response starts, and the provider's usage for the
 // previous request.
-func (c *contextModel) request(base int64) (loads []LoadRef, total, previous int64, usage *UsageParams) {
-	c.refs = slices.Grow(c.refs[:0], len(c.loads))
-	for _, f := range c.loads {
+func (c *contextModel) request(base int64, keep int) (loads []LoadRef, total, previous int64, usage *UsageParams) {
+	c.refs = slices.Grow(c.refs[:keep], len(c.loads)-keep)
+	c.base = base
+	for _, f := range c.loads[keep:] {
 		r := f.ref
 		r.Offset = base + c.offsets[f.msg] + f.rel
 		c.refs = append(c.refs, r)
@@ -627,6 +630,12 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 		s.ctx = &contextModel{}
 	}
 	c := s.ctx
+	// The loads of the previous request stay as they were when the
+	// request only appends to its messages.
+	keep := 0
+	if p.From > 0 && p.From == len(c.msgs) && c.base == p.SystemPromptSize {
+		keep = len(c.refs)
+	}
 	if err := c.update(p.From, p.Messages); err != nil {
 		return BeforeRequestResult{}, err
 	}
@@ -638,29 +647,39 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 		// Another world or folder: what is a load may have changed.
 		c.index, c.cwd = s.world.Skills, cwd
 		c.scanned, c.loads, c.names, c.byID, c.readArgs, c.offsets = 0, nil, nil, nil, nil, nil
-		c.moved = true
+		c.moved, keep = true, 0
 	}
 	c.scan(c.index, cwd)
-	p.Loads, p.Total, p.PreviousSize, p.PreviousUsage = c.request(p.SystemPromptSize)
+	p.Loads, p.Total, p.PreviousSize, p.PreviousUsage = c.request(p.SystemPromptSize, keep)
 	p.ChangedFrom = 0
-	s.archiveInto = c.spare
+	s.archiveInto, s.keep, s.fromContext, s.archiveSame = c.spare, keep, true, false
 	r, err := s.beforeRequest(p)
-	s.archiveInto = nil
+	s.archiveInto, s.keep, s.fromContext = nil, 0, false
 	if err != nil {
+		s.flat = nil
 		return BeforeRequestResult{}, err
 	}
 	res := BeforeRequestResult{Reset: p.From == 0, Status: r.Status}
-	changed := c.moved || c.held == nil || !slices.Equal(r.Archive, c.archive)
+	same := s.archiveSame // r.Archive is nil then: the list is c.archive
+	arch := r.Archive
+	if same {
+		arch = c.archive
+	}
+	changed := c.moved || c.held == nil || (!same && !slices.Equal(arch, c.archive))
 	if p.Places {
 		c.placeChanges(s.archived(), changed, &res)
 	} else {
 		c.placed = nil // the host drops its places when it does not ask
 	}
-	if changed {
-		c.changes(c.patches(r.Archive), &res)
-		c.archive, c.spare, c.moved = r.Archive, c.archive, false
-	} else {
-		c.spare = r.Archive
+	switch {
+	case changed && !same:
+		c.changes(c.patches(arch), &res)
+		c.archive, c.spare, c.moved = arch, c.archive, false
+	case changed:
+		c.changes(c.patches(arch), &res)
+		c.moved = false
+	case !same:
+		c.spare = arch
 	}
 	return res, nil
 }

@@ -62,7 +62,7 @@ func TestContextFindsLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.scan(s.world.Skills, "/x/eda")
-	loads, total, prev, usage := c.request(1000)
+	loads, total, prev, usage := c.request(1000, 0)
 	// The sizes as JavaScript counts them: UTF-16 units.
 	js := func(s string) int64 { return int64(len(utf16.Encode([]rune(s)))) }
 	m := contextMessages()
@@ -277,7 +277,7 @@ func TestContextBodyInToolOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.scan(idx, "/x/eda")
-	loads, _, _, _ := c.request(0)
+	loads, _, _, _ := c.request(0, 0)
 	if len(loads) != 1 {
 		t.Fatalf("%d loads %+v, want the bash result's body", len(loads), loads)
 	}

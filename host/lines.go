@@ -123,7 +123,12 @@ func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, ph []int64, a
 			s.changeLine("comeback", again, nil, pos, r, p.CacheCold)
 		}
 	}
-	return fmt.Sprintf("skills: %d loaded, %d archived, ~%s tokens saved", loaded, len(now), kilo(v.tokens(v.saved)))
+	return statusLine(loaded, len(now), v)
+}
+
+// statusLine is the footer status.
+func statusLine(loaded, archived int, v *lineView) string {
+	return fmt.Sprintf("skills: %d loaded, %d archived, ~%s tokens saved", loaded, archived, kilo(v.tokens(v.saved)))
 }
 
 // changeLine sends the line for bodies ls that were archived (with their

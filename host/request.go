@@ -27,7 +27,13 @@ func (s *Session) BeforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 }
 
 func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, error) {
-	for i, l := range p.Loads {
+	keep := s.keep
+	s.keep = 0
+	if s.keptFor(p, keep) == nil {
+		keep = 0 // the loads are checked and looked up whole
+	}
+	for i := keep; i < len(p.Loads); i++ {
+		l := p.Loads[i]
 		if l.ID == "" {
 			return BeforeRequestResult{}, missing(fmt.Sprintf("loads[%d].id", i))
 		}
@@ -42,37 +48,53 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 	}
 	var carried map[string]bool
 	if len(s.pending) > 0 {
-		carried = make(map[string]bool, len(p.Loads))
-		for _, l := range p.Loads {
+		carried = make(map[string]bool, len(p.Loads)-keep)
+		for _, l := range p.Loads[keep:] {
 			carried[l.ID] = true
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.pending)) {
-		if !carried[id] {
+		if _, ok := s.flatIndex(keep, id); !ok && !carried[id] {
 			s.apply(lifecycle.Event{Type: lifecycle.EvForget, ID: id})
 		}
 	}
 	s.pending = nil
+	f := s.keptFor(p, keep) // nil after a forget
+	if f == nil {
+		keep = 0
+	}
 	// A file of a skill's folder goes with the skill's latest live copy
 	// from the first request that carries both: one read before the
 	// skill was loaded, or while it was archived, waits for it (the
 	// engine ties each file once). The rule needs nothing remembered, so
-	// a restarted sidecar and replay decide as the sidecar did.
-	for _, l := range p.Loads {
-		if s.eng.Known(l.ID) {
-			continue // the engine has it (and would change nothing)
-		}
-		if l.Kind == KindResource {
-			s.apply(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size}})
-			continue
-		}
-		s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash}})
+	// a restarted sidecar and replay decide as the sidecar did. (With
+	// the loads kept, only the files waiting and the new loads can be
+	// unknown.)
+	var wait []int
+	if f != nil {
+		wait = f.wait
 	}
-	s.phSizes = s.placeholderSizes(s.phSizes, p.Loads, s.archived())
-	r := requestAt(p, s.phSizes)
+	for _, k := range wait {
+		s.offer(p.Loads[k])
+	}
+	for _, l := range p.Loads[keep:] {
+		s.offer(l)
+	}
+	var r lifecycle.Request
+	if f != nil && s.extend(f, p.Loads, s.archived()) {
+		s.syncKept(f, p.Loads, s.archived())
+		r = f.request(p)
+	} else {
+		f, keep = nil, 0
+		s.phSizes = s.placeholderSizes(s.phSizes, p.Loads, s.archived())
+		r = requestAt(p, s.phSizes)
+	}
 	r.Cache = s.modelCache()
 	s.apply(lifecycle.Event{Type: lifecycle.EvRequest, Request: &r})
 	archived := s.archived()
+	if f != nil && f.epoch == s.epoch {
+		return s.answerKept(f, p, r, archived, wait), nil
+	}
 	s.phSizes = s.placeholderSizes(s.phSizes, p.Loads, archived)
 	sizes := s.phSizes
 	res := BeforeRequestResult{Archive: s.archiveInto[:0]}
@@ -92,7 +114,20 @@ func (s *Session) beforeRequest(p BeforeRequestParams) (BeforeRequestResult, err
 		}
 	}
 	res.Status = s.show(p, r, sizes, archived)
+	s.keepLoads(p.Loads, sizes)
 	return res, nil
+}
+
+// offer gives the engine a load it does not know.
+func (s *Session) offer(l LoadRef) {
+	if s.eng.Known(l.ID) {
+		return // the engine has it (and would change nothing)
+	}
+	if l.Kind == KindResource {
+		s.apply(lifecycle.Event{Type: lifecycle.EvResource, Resource: &lifecycle.Resource{ID: l.ID, Skill: l.Skill, Path: l.Path, Size: l.Size}})
+		return
+	}
+	s.apply(lifecycle.Event{Type: lifecycle.EvLoad, Load: &lifecycle.Load{ID: l.ID, Skill: l.Skill, Size: l.Size, Kind: l.Kind, Hash: l.Hash}})
 }
 
 // placeholderSizes are, for each load, the size of its placeholder when
@@ -131,16 +166,7 @@ func requestOf(p BeforeRequestParams, archived map[string]string) lifecycle.Requ
 // requestAt is requestOf with, for each load, the size of its
 // placeholder when archived (-1: not archived).
 func requestAt(p BeforeRequestParams, ph []int64) lifecycle.Request {
-	r := lifecycle.Request{
-		SincePrevious: msDuration(p.SincePreviousMs),
-		CacheCold:     p.CacheCold,
-		CacheWarm:     p.CacheWarm,
-		CacheStopped:  p.CacheStopped,
-		SinceWarmed:   msDuration(p.SinceWarmedMs),
-		ModelChanged:  p.ModelChanged,
-		CharsPerUnit:  1,
-		PreviousUsage: p.PreviousUsage.usage(),
-	}
+	r := requestHead(p)
 	if p.Total <= 0 {
 		return r
 	}
@@ -165,6 +191,20 @@ func requestAt(p BeforeRequestParams, ph []int64) lifecycle.Request {
 		r.ChangedFrom = max(sentOffset(p.ChangedFrom, p.Loads, ph), 1)
 	}
 	return r
+}
+
+// requestHead is the request without its bodies, total and offsets.
+func requestHead(p BeforeRequestParams) lifecycle.Request {
+	return lifecycle.Request{
+		SincePrevious: msDuration(p.SincePreviousMs),
+		CacheCold:     p.CacheCold,
+		CacheWarm:     p.CacheWarm,
+		CacheStopped:  p.CacheStopped,
+		SinceWarmed:   msDuration(p.SinceWarmedMs),
+		ModelChanged:  p.ModelChanged,
+		CharsPerUnit:  1,
+		PreviousUsage: p.PreviousUsage.usage(),
+	}
 }
 
 // sentOffset maps offset x of the request without replacements (the

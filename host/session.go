@@ -74,6 +74,19 @@ type Session struct {
 	// (placeholderSizes), phLen the size of each placeholder text.
 	phSizes []int64
 	phLen   map[string]int64
+	// flat is what the last request kept of its loads for the next
+	// (flat.go); keep is, for the next beforeRequest, how many of its
+	// first loads the previous request carried as they are (the context
+	// model's word), fromContext says the context model asks, and
+	// archiveSame that the answer's Archive is the previous one's. epoch
+	// counts the events after which flat no longer holds; noFlat (tests)
+	// always takes the full walk.
+	flat        *kept
+	keep        int
+	fromContext bool
+	archiveSame bool
+	epoch       int
+	noFlat      bool
 }
 
 // Options of a session.
@@ -163,6 +176,7 @@ func (s *Session) apply(ev lifecycle.Event) []lifecycle.Decision {
 	switch ev.Type {
 	case lifecycle.EvRestore, lifecycle.EvRecords, lifecycle.EvWorld, lifecycle.EvCompact:
 		s.archDirty = true
+		s.epoch++
 	}
 	s.emit(ds)
 	return ds
@@ -177,6 +191,22 @@ func (s *Session) archived() map[string]string {
 	return s.arch
 }
 
+// touched notes for the kept loads (flat.go) the ids whose archived
+// state d changes; a forget moves files it does not name.
+func (s *Session) touched(d lifecycle.Decision) {
+	if s.flat == nil {
+		return
+	}
+	if d.Action == lifecycle.ActForget {
+		s.epoch++
+		return
+	}
+	s.flat.touch(d.ID)
+	for _, r := range d.Resources {
+		s.flat.touch(r.ID)
+	}
+}
+
 // emit sends each decision to the host as a session entry, and carries
 // out the model decisions: a switch or restore becomes host/setModel (and
 // a line for the user), a model problem a warning.
@@ -184,6 +214,7 @@ func (s *Session) emit(ds []lifecycle.Decision) {
 	for _, d := range ds {
 		if d.ChangesArchived() {
 			s.archDirty = true
+			s.touched(d)
 		}
 		s.sink.Record(d)
 		if d.Model == nil {
@@ -217,6 +248,7 @@ func (s *Session) hostModel() {
 	}
 	ds, _ := s.eng.Apply(lifecycle.Event{Type: lifecycle.EvModelSelected, Selection: &sel})
 	s.archDirty = true // not every decision of ds is emitted
+	s.epoch++
 	s.emit(hostModelDecisions(ds))
 }
 
