@@ -131,7 +131,7 @@ func (f *kept) request(p BeforeRequestParams) lifecycle.Request {
 		f.cum = append(f.cum, shift)
 	}
 	f.from = n
-	r.Bodies = f.bodies[:n]
+	r.Bodies, r.Index = f.bodies[:n], f.ids
 	r.Total = max(p.Total-f.cum[n], 0)
 	if p.PreviousSize > 0 && p.PreviousSize <= p.Total {
 		if f.sorted {

@@ -94,7 +94,14 @@ func (e *Engine) remember(r Request, ds []Decision) {
 			now[d.ID] = true
 		}
 	}
-	if now != nil {
+	switch {
+	case now != nil && r.Index != nil:
+		for id := range now {
+			if k, ok := r.Index[id]; ok {
+				cut = min(cut, r.Bodies[k].Offset)
+			}
+		}
+	case now != nil:
 		for _, p := range r.Bodies {
 			if now[p.ID] {
 				cut = min(cut, p.Offset)
@@ -288,6 +295,14 @@ func (e *Engine) positions(r Request, due []int) map[string]BodyPosition {
 		}
 	}
 	pos := make(map[string]BodyPosition, len(want))
+	if r.Index != nil {
+		for id := range want {
+			if k, ok := r.Index[id]; ok {
+				pos[id] = r.Bodies[k]
+			}
+		}
+		return pos
+	}
 	for _, p := range r.Bodies {
 		if want[p.ID] {
 			pos[p.ID] = p

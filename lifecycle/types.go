@@ -236,6 +236,10 @@ type Request struct {
 	// (compacted away) and is archived at no cost; with an empty list the
 	// positions are unknown.
 	Bodies []BodyPosition `json:"bodies,omitempty"`
+	// Index, when set, is where each id of Bodies is in it, every id
+	// once: the engine looks the bodies it weighs up there instead of
+	// walking Bodies (a host that keeps it between requests).
+	Index map[string]int `json:"-"`
 	// Total is the size of the whole request.
 	Total int64 `json:"total,omitempty"`
 	// Previous is the size of the previous request as it was sent, in
