@@ -46,6 +46,9 @@ type branch struct {
 	// (the session's own, recorded with the bridge, and those a strategy's
 	// session sends): the bodies in each.
 	regions map[any][]regionBlock
+	// turnCalls are the tool calls of each user turn, by its user entry:
+	// the work the recorded turn did (the comeback model reads it).
+	turnCalls map[*session.Entry][]*call
 }
 
 // regionBlock is one body of a re-attach region: its load id and skill,
@@ -100,6 +103,20 @@ func (r *Runner) newBranch(br []*session.Entry, cwd string) *branch {
 			cid = e.ID
 		case e.Type == session.TypeCustomMessage && e.CustomType == host.ReattachType:
 			b.regions[e] = regionBlocks(customText(e), cid)
+		}
+	}
+	b.turnCalls = map[*session.Entry][]*call{}
+	var turn *session.Entry
+	for _, e := range br {
+		if m := e.Message; m != nil && e.Type == session.TypeMessage {
+			switch m.Role {
+			case session.RoleUser:
+				turn = e
+			case session.RoleAssistant:
+				if turn != nil {
+					b.turnCalls[turn] = append(b.turnCalls[turn], b.info.calls[e]...)
+				}
+			}
 		}
 	}
 	b.trail = b.segment("]")

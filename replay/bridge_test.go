@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,7 +227,8 @@ func TestWantedBy(t *testing.T) {
 }
 
 // The agent comes back to the best-ranked archived skill that does the
-// work, and to every archived helper the prompt asks for; with all, to
+// work, and to every archived helper the prompt asks for; to the helpers
+// alone when the recorded turn only took helpers' steps; with all, to
 // every archived skill asked for.
 func TestPickComebacks(t *testing.T) {
 	archived := func(names ...string) func(string) bool {
@@ -238,22 +240,27 @@ func TestPickComebacks(t *testing.T) {
 		asked  []string
 		gone   []string
 		helper func(string) bool
+		only   bool // helpersOnly
 		all    bool
 		want   []string
 	}{
-		{"the best ranked of two", []string{"a", "b"}, []string{"a", "b"}, helper, false, []string{"a"}},
-		{"the best ranked not archived", []string{"a", "b"}, []string{"b"}, helper, false, nil},
-		{"none archived", []string{"a", "b"}, nil, helper, false, nil},
-		{"a helper beside the skill not archived", []string{"a", "h"}, []string{"h"}, helper, false, []string{"h"}},
-		{"all, beside the skill not archived", []string{"a", "b"}, []string{"b"}, nil, true, []string{"b"}},
-		{"a helper as well", []string{"h", "a", "b"}, []string{"a", "b", "h"}, helper, false, []string{"h", "a"}},
-		{"a helper alone", []string{"a", "h"}, []string{"h"}, helper, false, []string{"h"}},
-		{"no helpers known", []string{"h", "a"}, []string{"a", "h"}, nil, false, []string{"h"}},
-		{"all", []string{"a", "b", "h"}, []string{"a", "b", "h"}, helper, true, []string{"a", "b", "h"}},
-		{"all, archived only", []string{"a", "b"}, []string{"b"}, nil, true, []string{"b"}},
+		{"the best ranked of two", []string{"a", "b"}, []string{"a", "b"}, helper, false, false, []string{"a"}},
+		{"the best ranked not archived", []string{"a", "b"}, []string{"b"}, helper, false, false, nil},
+		{"none archived", []string{"a", "b"}, nil, helper, false, false, nil},
+		{"a helper beside the skill not archived", []string{"a", "h"}, []string{"h"}, helper, false, false, []string{"h"}},
+		{"all, beside the skill not archived", []string{"a", "b"}, []string{"b"}, nil, false, true, []string{"b"}},
+		{"a helper as well", []string{"h", "a", "b"}, []string{"a", "b", "h"}, helper, false, false, []string{"h", "a"}},
+		{"a helper alone", []string{"a", "h"}, []string{"h"}, helper, false, false, []string{"h"}},
+		{"no helpers known", []string{"h", "a"}, []string{"a", "h"}, nil, false, false, []string{"h"}},
+		{"the turn only took the helper's step", []string{"a", "h"}, []string{"a", "h"}, helper, true, false, []string{"h"}},
+		{"only helpers' steps, none asked for", []string{"a", "b"}, []string{"a", "b"}, helper, true, false, nil},
+		{"only helpers' steps, no helpers known", []string{"a", "b"}, []string{"a", "b"}, nil, true, false, []string{"a"}},
+		{"only helpers' steps, all", []string{"a", "h"}, []string{"a", "h"}, helper, true, true, []string{"a", "h"}},
+		{"all", []string{"a", "b", "h"}, []string{"a", "b", "h"}, helper, false, true, []string{"a", "b", "h"}},
+		{"all, archived only", []string{"a", "b"}, []string{"b"}, nil, false, true, []string{"b"}},
 	}
 	for _, tc := range tests {
-		got := PickComebacks(tc.asked, archived(tc.gone...), tc.helper, tc.all)
+		got := PickComebacks(tc.asked, archived(tc.gone...), tc.helper, tc.only, tc.all)
 		if d := cmp.Diff(tc.want, got); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
@@ -272,9 +279,9 @@ func TestComebacks(t *testing.T) {
 		// a4 reading beta's SKILL.md instead: the agent picks its skill.
 		a4b = `{"type":"message","id":"a4","parentId":"u3","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c4","name":"read","arguments":{"path":"/p/.agents/skills/beta/SKILL.md"}}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"toolUse","timestamp":1767225608000}}`
 	)
-	comebacks := func(p string, archived func(string) bool, all bool) []string {
+	comebacks := func(p string, archived func(string) bool, only, all bool) []string {
 		if strings.Contains(p, "alpha") {
-			return PickComebacks([]string{"alpha"}, archived, nil, all)
+			return PickComebacks([]string{"alpha"}, archived, nil, only, all)
 		}
 		return nil
 	}
@@ -298,6 +305,52 @@ func TestComebacks(t *testing.T) {
 			}
 			r := NewRunner(Options{Pack: bridgePack(), Strategies: []StrategySpec{spec}, Prices: testPrices(), NoComebacks: tc.off})
 			if err := r.AddFile(writeSession(t, bHeader, bU1, bA1, bR1, bA2, u2, a3, u3, tc.last)); err != nil {
+				t.Fatal(err)
+			}
+			s := r.Report().Strategies[1]
+			if d := cmp.Diff(tc.want, []int{s.Requests, s.Comebacks, s.Reloads}); d != "" {
+				t.Errorf("requests, comebacks, reloads (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A turn whose recorded work is a helper's step alone (a commit) brings
+// back no skill that does the work, though its prompt asks for one
+// ("Commit the index migration."); a turn that does more (a tag) does.
+func TestComebacksHelperOnlyTurn(t *testing.T) {
+	const (
+		u2 = `{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"other topic"}],"timestamp":1767225605000}}`
+		a3 = `{"type":"message","id":"a3","parentId":"u2","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"stop","timestamp":1767225606000}}`
+		u3 = `{"type":"message","id":"u3","parentId":"a3","timestamp":"2026-01-01T00:00:07.000Z","message":{"role":"user","content":[{"type":"text","text":"commit the alpha work"}],"timestamp":1767225607000}}`
+		a4 = `{"type":"message","id":"a4","parentId":"u3","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c4","name":"bash","arguments":{"command":%q}}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"toolUse","timestamp":1767225608000}}`
+		r4 = `{"type":"message","id":"r4","parentId":"a4","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"toolResult","toolCallId":"c4","toolName":"bash","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":1767225609000}}`
+		a5 = `{"type":"message","id":"a5","parentId":"r4","timestamp":"2026-01-01T00:00:10.000Z","message":{"role":"assistant","content":[{"type":"text","text":"fin"}],"provider":"fake","model":"a","usage":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1},"stopReason":"stop","timestamp":1767225610000}}`
+	)
+	const fcm = "format-commit-message"
+	helper := func(s string) bool { return s == fcm }
+	comebacks := func(p string, archived func(string) bool, only, all bool) []string {
+		if strings.Contains(p, "alpha") {
+			return PickComebacks([]string{"alpha", fcm}, archived, helper, only, all)
+		}
+		return nil
+	}
+	tests := []struct {
+		name, command string
+		all           bool
+		want          []int // requests, comebacks, reloads
+	}{
+		{"the turn only commits", "git add -A && git commit -q -m 'feat: alpha'", false, []int{5, 0, 0}},
+		{"the turn also tags", "git tag v1.0.0", false, []int{6, 1, 1}},
+		{"only commits, every comeback", "git commit -q -m 'feat: alpha'", true, []int{6, 1, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pack := bridgePack()
+			pack.Names[fcm] = true
+			spec := StrategySpec{Name: "scripted", Bridge: true, New: func() Strategy { return &scripted{} }, Comebacks: comebacks, Helper: helper}
+			r := NewRunner(Options{Pack: pack, Strategies: []StrategySpec{spec}, Prices: testPrices(), AllComebacks: tc.all})
+			if err := r.AddFile(writeSession(t, bHeader, bU1, bA1, bR1, bA2, u2, a3, u3, fmt.Sprintf(a4, tc.command), r4, a5)); err != nil {
 				t.Fatal(err)
 			}
 			s := r.Report().Strategies[1]

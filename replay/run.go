@@ -158,6 +158,7 @@ type walk struct {
 	havePrevUsage         bool
 	prompt                string
 	wantComebacks         bool
+	turnCalls             []*call // the recorded turn's tool calls
 }
 
 func (b *branch) newRun(spec StrategySpec, st Strategy, cal Calibration, branchIdx int, series *[]Point, notes bool) *walk {
@@ -246,6 +247,7 @@ func (r *walk) user(e *session.Entry, m *session.Message) {
 	r.st.Observe(ev(lifecycle.Event{Type: lifecycle.EvRunStart}))
 	r.inRun = true
 	r.prompt = promptText(m)
+	r.turnCalls = r.b.turnCalls[e]
 	r.wantComebacks = r.spec.Comebacks != nil && !r.b.r.opts.NoComebacks
 }
 
@@ -269,7 +271,7 @@ func (r *walk) assistant(cb *session.ContextBuilder, e *session.Entry, m *sessio
 			_, gone := arch[l.ID]
 			return ok && gone
 		}
-		for _, skill := range r.spec.Comebacks(r.prompt, archived, b.r.opts.AllComebacks) {
+		for _, skill := range r.spec.Comebacks(r.prompt, archived, r.helpersOnly(), b.r.opts.AllComebacks) {
 			r.out.comebacks++
 			r.reload(cb, e, t, m, r.last[skill])
 		}
@@ -301,6 +303,31 @@ func (r *walk) assistant(cb *session.ContextBuilder, e *session.Entry, m *sessio
 	}
 	r.price(cb, e, t, m.Provider, m.Model, outTok)
 	r.recorded++
+}
+
+// helpersOnly reports whether the recorded turn's work is helpers' steps
+// alone: it made tool calls, and each is the step of a helper of the pack
+// (doesStep), such as a turn that only commits. Its prompt may name the
+// work the commit is about ("Commit the index migration."), but the
+// session shows the agent doing none of that work in the turn.
+func (r *walk) helpersOnly() bool {
+	p := r.b.r.opts.Pack
+	if len(r.turnCalls) == 0 || p == nil || r.spec.Helper == nil {
+		return false
+	}
+	for _, c := range r.turnCalls {
+		step := false
+		for name := range p.Names {
+			if r.doesStep(c, name) {
+				step = true
+				break
+			}
+		}
+		if !step {
+			return false
+		}
+	}
+	return true
 }
 
 // doesStep reports whether tool call c is the step helper skill does: a

@@ -45,9 +45,10 @@ type StrategySpec struct {
 	// Comebacks, when set, is the comeback model (comebackModel): the
 	// archived skills the agent loads again at the first request of a
 	// turn with this prompt (see comebacks in replay.go). archived says
-	// which skills' bodies are archived; all brings back every one the
-	// prompt asks for (Options.AllComebacks).
-	Comebacks func(prompt string, archived func(skill string) bool, all bool) []string
+	// which skills' bodies are archived; helpersOnly, that the recorded
+	// turn's tool calls are all helpers' steps; all brings back every one
+	// the prompt asks for (Options.AllComebacks).
+	Comebacks func(prompt string, archived func(skill string) bool, helpersOnly, all bool) []string
 	// Helper, when set, says which skills are helpers (a step other
 	// skills call): a shell command taking that step uses the helper
 	// (walk.doesStep).
@@ -214,15 +215,15 @@ func EngineSpec(name string, w *host.World) StrategySpec {
 // with cfg over cat): the skills a prompt asks for (WantedBy, with e's
 // entry skill), of which PickComebacks picks the archived ones to load
 // again, knowing e's helpers. nil without a ranker.
-func comebackModel(cat lifecycle.Catalog, cfg rules.Config, e *lifecycle.Engine) func(string, func(string) bool, bool) []string {
+func comebackModel(cat lifecycle.Catalog, cfg rules.Config, e *lifecycle.Engine) func(string, func(string) bool, bool, bool) []string {
 	entry, _ := e.Entry()
 	helper := func(s string) bool { return e.HelperOf(s) != "" }
 	wanted := WantedBy(cat.Ranker, cfg, entry, helper)
 	if wanted == nil {
 		return nil
 	}
-	return func(prompt string, archived func(string) bool, all bool) []string {
-		out := PickComebacks(wanted(prompt), archived, helper, all)
+	return func(prompt string, archived func(string) bool, helpersOnly, all bool) []string {
+		out := PickComebacks(wanted(prompt), archived, helper, helpersOnly, all)
 		if all {
 			// The upper end: a helper is a step any skill's work may
 			// call, whatever the prompt says.
@@ -299,12 +300,15 @@ func namesStep(x relevance.Result) bool {
 // archived body; any other skill it then needs shows in the session as an
 // orphan use). A helper (a step other skills call, such as writing a
 // commit message) the prompt asks for comes back as well, since the
-// prompt names that step. With all, every archived skill the prompt asks
+// prompt names that step. With helpersOnly (the recorded turn did
+// nothing but helpers' steps: it only committed) the turn is the
+// helpers' alone and no skill that does the work comes back, whatever
+// work the prompt names. With all, every archived skill the prompt asks
 // for comes back: the upper end of replay's band (Options.AllComebacks).
 // A nil helper knows no helpers.
-func PickComebacks(asked []string, archived, helper func(skill string) bool, all bool) []string {
+func PickComebacks(asked []string, archived, helper func(skill string) bool, helpersOnly, all bool) []string {
 	var out []string
-	worker := false
+	worker := helpersOnly && helper != nil
 	for _, s := range asked {
 		isHelper := helper != nil && helper(s)
 		switch {
