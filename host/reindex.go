@@ -59,10 +59,11 @@ func hostPaths(list []HostSkill) []string {
 	return out
 }
 
-// newSkillWatch takes the first snapshot.
-func newSkillWatch(p Source, list []HostSkill) *skillWatch {
+// newSkillWatch takes the first snapshot, with the stamps known gives
+// (nil: none; skills.TakeSnapshotKnown).
+func newSkillWatch(p Source, list []HostSkill, known func(string) (skills.Stamp, bool)) *skillWatch {
 	w := &skillWatch{roots: watchRoots(p)}
-	w.base = skills.TakeSnapshot(w.roots, hostPaths(list))
+	w.base = skills.TakeSnapshotKnown(w.roots, hostPaths(list), known)
 	return w
 }
 

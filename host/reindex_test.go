@@ -24,7 +24,7 @@ func TestSkillWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := newSkillWatch(Source{Cwd: cwd, AgentDir: agent}, list)
+	w := newSkillWatch(Source{Cwd: cwd, AgentDir: agent}, list, nil)
 	now := time.Now()
 
 	if _, ok := w.check(now, list); ok {
@@ -163,5 +163,51 @@ func TestEditedDescriptionReranks(t *testing.T) {
 	// The model's listing keeps the host's description until a reload.
 	if strings.Contains(init.SystemPromptSection, "nginx") || strings.Contains(s.World().listing(0).Section, "nginx") {
 		t.Errorf("the listing took the file's new description before a reload:\n%s", s.World().listing(0).Section)
+	}
+}
+
+// TestOpenWatchFromLoadStats: the watch's first snapshot, taken from the
+// lstat data the reading started from, is the snapshot a walk of its own
+// takes: every file, linked ones (stat'ed, not taken from the reading's
+// data) among them.
+func TestOpenWatchFromLoadStats(t *testing.T) {
+	agent := t.TempDir()
+	cwd := t.TempDir()
+	root := filepath.Join(agent, "skills")
+	var list []HostSkill
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		list = append(list, writeTestSkill(t, root, n, n+" body\n"))
+	}
+	elsewhere := t.TempDir()
+	far := writeTestSkill(t, elsewhere, "far", "far body\n")
+	if err := os.Symlink(filepath.Dir(far.Path), filepath.Join(root, "far")); err != nil {
+		t.Fatal(err)
+	}
+	far.Path = filepath.Join(root, "far", "SKILL.md")
+	list = append(list, far)
+	p := InitializeParams{ProtocolVersion: 1, Cwd: cwd, AgentDir: agent, Skills: list}
+	s, _, err := Open(p, nullSink{}, Options{Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := newSkillWatch(s.src, list, nil).base
+	if diff := cmp.Diff(want, s.watch.base); diff != "" {
+		t.Errorf("snapshot (-own walk +from the reading):\n%s", diff)
+	}
+	if len(want.Files) != len(list) {
+		t.Errorf("%d files in the snapshot, want %d", len(want.Files), len(list))
+	}
+	// The linked skill's stamp is not known from the reading's lstat
+	// data (of the file it leads to): the walk stats the link's path.
+	res := skills.NewResolver()
+	reals, fis := make([]string, len(list)), make([]os.FileInfo, len(list))
+	for i, hs := range list {
+		reals[i], fis[i], _ = res.Lstat(hs.Path)
+	}
+	known := statsOf(list, reals, fis)
+	for _, hs := range list {
+		if _, ok := known(hs.Path); ok != (hs.Name != "far") {
+			t.Errorf("%s: known %v", hs.Name, ok)
+		}
 	}
 }

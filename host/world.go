@@ -82,13 +82,15 @@ func newWorld(idx *Index, parsed []skills.Skill, refs map[string]relevance.Refs,
 // (skills.Resolver), each body's cross-references found as it is read;
 // the world keeps the host's order.
 func Load(src Source) *World {
-	w := load(src, newIndex(src.Skills))
+	w := load(src, newIndex(src.Skills), nil)
 	w.saveCache()
 	return w
 }
 
 // load is Load over idx, the index of src's list without its paths.
-func load(src Source, idx *Index) *World {
+// stated, when not nil, is called once every listed file was lstat'ed,
+// with what was seen (statsOf), before the files are read.
+func load(src Source, idx *Index, stated func(known func(path string) (skills.Stamp, bool))) *World {
 	res := skills.NewResolver()
 	n := len(idx.list)
 	out := make([]skills.Skill, n)
@@ -108,6 +110,9 @@ func load(src Source, idx *Index) *World {
 	parallel(n, workers, func(i int) {
 		reals[i], fis[i], errs[i] = res.Lstat(idx.list[i].Path)
 	})
+	if stated != nil {
+		stated(statsOf(idx.list, reals, fis))
+	}
 	cache := <-opened
 	namesSum := namesHash(names)
 	sameNames := cache.sameNames(namesSum)
@@ -210,6 +215,30 @@ func load(src Source, idx *Index) *World {
 	w := newWorld(idx, parsed, byName, cfg, append(diags, cd...))
 	w.save = save
 	return w
+}
+
+// statsOf is the stamp of each listed path whose lstat data fi is at
+// hand (reals and fis, by the list's order: not to be changed after) and
+// that is a regular file reached through no symbolic link, for
+// skills.TakeSnapshotKnown.
+func statsOf(list []HostSkill, reals []string, fis []os.FileInfo) func(string) (skills.Stamp, bool) {
+	var once sync.Once
+	var byPath map[string]int
+	return func(path string) (skills.Stamp, bool) {
+		once.Do(func() {
+			byPath = make(map[string]int, len(list))
+			for i, hs := range list {
+				if fis[i] != nil && reals[i] == hs.Path && fis[i].Mode().IsRegular() {
+					byPath[hs.Path] = i
+				}
+			}
+		})
+		i, ok := byPath[path]
+		if !ok {
+			return skills.Stamp{}, false
+		}
+		return skills.Stamp{Size: fis[i].Size(), ModNano: fis[i].ModTime().UnixNano()}, true
+	}
 }
 
 // readState is what a read worker keeps: its buffer and its RefFinder.

@@ -35,11 +35,29 @@ type Snapshot struct {
 // A file that fails to load is still stat'ed, so that fixing it shows as
 // a change. A missing root or file is simply absent from the snapshot.
 func TakeSnapshot(roots []Root, extra []string) Snapshot {
+	return TakeSnapshotKnown(roots, extra, nil)
+}
+
+// TakeSnapshotKnown is TakeSnapshot taking the stamps known says it has
+// (a caller that has just lstat'ed the files) instead of a system call:
+// known(path) reports the stamp of path when path is a regular file
+// reached through no symbolic link. It may decline any path; a path it
+// declines is stat'ed. known may be nil.
+func TakeSnapshotKnown(roots []Root, extra []string, known func(path string) (Stamp, bool)) Snapshot {
 	s := Snapshot{Files: map[string]Stamp{}}
+	probe := lstatRegular
+	if known != nil {
+		probe = func(path string) (Stamp, bool) {
+			if st, ok := known(path); ok {
+				return st, true
+			}
+			return lstatRegular(path)
+		}
+	}
 	w := walk[Stamp]{
 		visited: map[string]bool{},
 		seen:    map[string]bool{},
-		probe:   lstatRegular,
+		probe:   probe,
 		file: func(path, _, _ string, st Stamp, probed bool) {
 			if probed {
 				s.Files[path] = st
@@ -52,9 +70,16 @@ func TakeSnapshot(roots []Root, extra []string) Snapshot {
 		w.root(r)
 	}
 	for _, p := range extra {
-		if _, ok := s.Files[p]; !ok {
-			s.stat(p)
+		if _, ok := s.Files[p]; ok {
+			continue
 		}
+		if known != nil {
+			if st, ok := known(p); ok {
+				s.Files[p] = st
+				continue
+			}
+		}
+		s.stat(p)
 	}
 	return s
 }

@@ -237,3 +237,42 @@ func BenchmarkTakeSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// TestSnapshotKnown: the stamps a caller knows are taken instead of a
+// stat (a probed skill file and an extra file alike), the others are
+// stat'ed, and the snapshot holds the same files as without them.
+func TestSnapshotKnown(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	root := t.TempDir()
+	other := t.TempDir()
+	a := filepath.Join(root, "a", "SKILL.md")
+	b := filepath.Join(root, "b", "SKILL.md")
+	far := filepath.Join(other, "far", "SKILL.md")
+	near := filepath.Join(other, "near", "SKILL.md")
+	for _, p := range []string{a, b, far, near} {
+		writeSkillAt(t, p, filepath.Base(filepath.Dir(p)), "body\n", t0)
+	}
+	roots, extra := []Root{{Path: root}}, []string{a, far, near}
+	plain := TakeSnapshot(roots, extra)
+	told := Stamp{Size: 1, ModNano: 2} // no file's: it shows where known was used
+	asked := map[string]bool{}
+	s := TakeSnapshotKnown(roots, extra, func(p string) (Stamp, bool) {
+		asked[p] = true
+		return told, p == a || p == far
+	})
+	for _, p := range []string{a, b, far, near} {
+		want := plain.Files[p]
+		if p == a || p == far {
+			want = told
+		}
+		if got, ok := s.Files[p]; !ok || got != want {
+			t.Errorf("%s: stamp %v (%v), want %v", p, got, ok, want)
+		}
+	}
+	if len(s.Files) != len(plain.Files) {
+		t.Errorf("%d files, %d without known", len(s.Files), len(plain.Files))
+	}
+	if !asked[b] || !asked[near] {
+		t.Errorf("known not asked for every file: %v", asked)
+	}
+}
