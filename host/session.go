@@ -119,6 +119,7 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 		return nil, InitializeResult{}, missing("cwd")
 	}
 	src := Source{Skills: p.Skills, Cwd: p.Cwd, AgentDir: p.AgentDir, Trusted: p.Trusted}
+	defer startupGC(len(p.Skills))()
 	idx := newIndex(src.Skills)
 	var watch chan *skillWatch
 	var stated func(func(string) (skills.Stamp, bool))
