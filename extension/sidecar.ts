@@ -28,10 +28,16 @@ import {
 	type SetModelParams,
 } from "./wire.ts";
 
-/** timeoutMs is how long a request waits: SKILL_LIFECYCLE_TIMEOUT_MS, default 1500. */
+// timeoutMs is how long a request waits: SKILL_LIFECYCLE_TIMEOUT_MS,
+// default 1500. Read once: Node reads process.env from the C environment
+// at each access, a few µs every request.
+let timeout: number | undefined;
 function timeoutMs(): number {
-	const v = Number(process.env.SKILL_LIFECYCLE_TIMEOUT_MS);
-	return Number.isFinite(v) && v > 0 ? v : 1500;
+	if (timeout === undefined) {
+		const v = Number(process.env.SKILL_LIFECYCLE_TIMEOUT_MS);
+		timeout = Number.isFinite(v) && v > 0 ? v : 1500;
+	}
+	return timeout;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
