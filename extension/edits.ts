@@ -48,27 +48,15 @@ export function warms(model: Model | undefined): boolean {
 
 type Content = string | Block[];
 
-// keyOf names a message of the context by what it carries from its entry:
-// Pi clones the messages it hands the hook, so they are matched to the
-// branch's entries by their tool result id, timestamp or compaction id.
-function keyOf(m: Message | undefined): string | undefined {
-	if (!m) return undefined;
-	if (m.role === "toolResult") return `r:${resultId(m)}`;
-	if (m.role === "user" && typeof m.timestamp === "number") return `u:${m.timestamp}`;
-	if (m.role === "custom" && m.customType === REATTACH_TYPE) {
-		const cid = record(m.details)?.compactionId;
-		return typeof cid === "string" && cid ? `c:${cid}` : undefined;
-	}
-	return undefined;
-}
+// A message of the context is matched to its entry by what it carries
+// from it (Pi clones the messages it hands the hook): its tool result id,
+// its timestamp (a user message) or its compaction id (a re-attach
+// region), each kind looked up in its own map, without a key to build.
+type Keyed = Map<unknown, Target | null>;
 
-function entryKey(e: Entry): string | undefined {
-	if (e.type === "message") return keyOf(e.message);
-	if (e.type === "custom_message" && e.customType === REATTACH_TYPE) {
-		const cid = record(e.details)?.compactionId;
-		return typeof cid === "string" && cid ? `c:${cid}` : undefined;
-	}
-	return undefined;
+function compactionOf(details: unknown): string | undefined {
+	const cid = record(details)?.compactionId;
+	return typeof cid === "string" && cid ? cid : undefined;
 }
 
 /** blocks is content as Pi normalises a tool result's: a string is one text block. */
@@ -116,8 +104,10 @@ interface Target {
 
 /** The branch as far as context edits go. */
 export class BranchEdits {
-	/** The entries by key; null when two entries share a key (not edited). */
-	private byKey = new Map<string, Target | null>();
+	/** The entries by what they are known by; null when two entries share it (not edited). */
+	private results: Keyed = new Map();
+	private users: Keyed = new Map();
+	private compactions: Keyed = new Map();
 	private byId = new Map<string, Target>();
 	/** The latest edit of each target on the branch (null: omitted). */
 	readonly edits = new Map<string, Content | null>();
@@ -134,11 +124,19 @@ export class BranchEdits {
 				this.edits.set(e.targetId, e.replacement ? e.replacement.content : null);
 				continue;
 			}
-			const k = entryKey(e);
-			if (!k) continue;
+			let keyed: Keyed | undefined;
+			let k: unknown;
+			const m = e.type === "message" ? e.message : undefined;
+			if (m?.role === "toolResult") [keyed, k] = [this.results, resultId(m)];
+			else if (m?.role === "user" && typeof m.timestamp === "number") [keyed, k] = [this.users, m.timestamp];
+			else if ((m?.role === "custom" && m.customType === REATTACH_TYPE) || (e.type === "custom_message" && e.customType === REATTACH_TYPE)) {
+				k = compactionOf(m ? m.details : e.details);
+				if (k !== undefined) keyed = this.compactions;
+			}
+			if (!keyed) continue;
 			const t = { id: e.id, raw: (e.type === "message" ? e.message?.content : e.content) ?? [] };
 			this.byId.set(e.id, t);
-			this.byKey.set(k, this.byKey.has(k) ? null : t);
+			keyed.set(k, keyed.has(k) ? null : t);
 		}
 	}
 
@@ -170,8 +168,14 @@ export class BranchEdits {
 
 	/** target is the entry message m comes from, when only one entry has its key. */
 	target(m: Message | undefined): Target | undefined {
-		const k = keyOf(m);
-		return (k && this.byKey.get(k)) || undefined;
+		if (!m) return undefined;
+		if (m.role === "toolResult") return this.results.get(resultId(m)) || undefined;
+		if (m.role === "user" && typeof m.timestamp === "number") return this.users.get(m.timestamp) || undefined;
+		if (m.role === "custom" && m.customType === REATTACH_TYPE) {
+			const cid = compactionOf(m.details);
+			return (cid !== undefined && this.compactions.get(cid)) || undefined;
+		}
+		return undefined;
 	}
 
 	/** get is the entry with id, when it is on the branch and may hold a load. */
@@ -188,33 +192,41 @@ export class BranchEdits {
 
 // unedit returns messages with the content recorded in the session put
 // back for every message that an edit replaced, or messages itself when
-// there is none. keep, when given, limits it to those message indices.
+// there is none. keep, when given, limits it to those message indices
+// (and only they are looked at).
 export function unedit(messages: Message[], be: BranchEdits, keep?: Set<number>): Message[] {
 	if (be.edits.size === 0) return messages;
 	let out: Message[] | undefined;
-	messages.forEach((m, i) => {
-		if (keep && !keep.has(i)) return;
+	const put = (i: number) => {
+		const m = messages[i];
 		const t = be.target(m);
 		if (!t || !be.edits.get(t.id)) return; // not edited, or omitted (then not here)
 		if (same(m.content, t.raw)) return;
 		out ??= messages.slice();
 		out[i] = { ...m, content: t.raw };
-	});
+	};
+	if (keep) {
+		for (const i of keep) if (i >= 0 && i < messages.length) put(i);
+	} else {
+		for (let i = 0; i < messages.length; i++) put(i);
+	}
 	return out ?? messages;
 }
 
 /** loadMessages lists the indices of the messages holding loads. */
 export function loadMessages(where: Where): Set<number> {
-	return new Set([...where.values()].map((w) => w.msg));
+	const out = new Set<number>();
+	for (const w of where.values()) out.add(w.msg);
+	return out;
 }
 
 // plan lists the edits that make the session's context hold what sent
-// holds for each message with a load: target id → content. A message
-// whose entry says so already, or that cannot be told from another
-// entry, or that Pi omits, needs none.
-export function plan(sent: Message[], restored: Message[], where: Where, be: BranchEdits): Map<string, Content> {
+// holds for each message with a load (loads: loadMessages): target id →
+// content. A message whose entry says so already, or that cannot be told
+// from another entry, or that Pi omits, needs none.
+export function plan(sent: Message[], restored: Message[], loads: Set<number>, be: BranchEdits): Map<string, Content> {
 	const out = new Map<string, Content>();
-	for (const i of loadMessages(where)) {
+	for (const i of loads) {
 		const t = be.target(restored[i]);
 		if (!t) continue;
 		const eff = be.effective(t);
@@ -226,12 +238,12 @@ export function plan(sent: Message[], restored: Message[], where: Where, be: Bra
 }
 
 // archivedIn lists the loads of message i that content c shows as
-// placeholders (the raw message being restored[i]).
-function archivedIn(c: Content | undefined, i: number, restored: Message[], where: Where): Set<string> {
+// placeholders (the raw message being restored[i]; ids its loads).
+function archivedIn(c: Content | undefined, i: number, restored: Message[], where: Where, ids: string[]): Set<string> {
 	const out = new Set<string>();
 	const text = textOf(c);
-	for (const [id, w] of where) {
-		if (w.msg !== i) continue;
+	for (const id of ids) {
+		const w = where.get(id)!;
 		if (w.kind === "reattach") {
 			const b = reattachBlocks(restored[i]).find((x) => x.id === id);
 			if (b && !text.includes(b.text)) out.add(id);
@@ -250,8 +262,14 @@ function archivedIn(c: Content | undefined, i: number, restored: Message[], wher
 // when that is messages itself.
 export function deferArchives(messages: Message[], restored: Message[], sent: Message[], where: Where, live: Set<string>): Message[] | undefined {
 	let out: Message[] | undefined;
-	for (const i of loadMessages(where)) {
-		for (const id of archivedIn(messages[i]?.content, i, restored, where)) {
+	const byMsg = new Map<number, string[]>(); // the loads of each message, in where's order
+	for (const [id, w] of where) {
+		const ids = byMsg.get(w.msg);
+		if (ids) ids.push(id);
+		else byMsg.set(w.msg, [id]);
+	}
+	for (const [i, ids] of byMsg) {
+		for (const id of archivedIn(messages[i]?.content, i, restored, where, ids)) {
 			if (live.has(id)) continue;
 			out ??= messages.slice();
 			out[i] = sent[i];

@@ -311,12 +311,13 @@ export default function skillLifecycle(pi: Pi) {
 		// From the loads' places and the archived ones: only the messages
 		// that hold loads stay put back (another extension's edits stay),
 		// and the edits are planned from them.
-		const restored = messages === given ? given : unedit(given, be, loadMessages(where));
+		const loads = loadMessages(where);
+		const restored = messages === given ? given : unedit(given, be, loads);
 		const applied = applyPatches(restored, held) ?? restored;
 		let out = applied;
 		if (via !== "hook") {
 			dropPending();
-			pending = plan(applied, restored, where, be);
+			pending = plan(applied, restored, loads, be);
 			if (!warms(ctx.model)) awaitBoundary();
 			if (via === "context_edit_only") out = deferArchives(given, restored, applied, where, archivedIds) ?? given;
 		}
