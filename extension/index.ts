@@ -71,15 +71,18 @@ export default function skillLifecycle(pi: Pi) {
 	// getSystemPrompt() (about 130 µs at 200 messages), from the run's
 	// options and its active tools.
 	let promptEpoch = 0;
-	let promptKey = "";
+	let promptAt = -1; // the epoch it was measured in
+	let promptTools: string[] | undefined; // the active tools then (undefined: Pi could not tell)
 	let promptSize = 0;
+	const toolName = (t: unknown) => (typeof t === "string" ? t : String(record(t)?.name ?? ""));
 	const systemPromptSize = (ctx: Context): number => {
 		const tools = safe(() => pi.getActiveTools?.());
-		const names = Array.isArray(tools) ? tools.map((t: unknown) => (typeof t === "string" ? t : String(record(t)?.name ?? ""))).join("\n") : "?";
-		const key = `${promptEpoch}\n${names}`;
-		if (key !== promptKey) {
+		const list = Array.isArray(tools) ? tools : undefined;
+		const same = promptAt === promptEpoch && (list && promptTools ? list.length === promptTools.length && list.every((t, i) => toolName(t) === promptTools![i]) : list === promptTools);
+		if (!same) {
 			promptSize = String(safe(() => ctx.getSystemPrompt?.()) ?? "").length;
-			promptKey = key;
+			promptAt = promptEpoch;
+			promptTools = list?.map(toolName);
 		}
 		return promptSize;
 	};
@@ -247,13 +250,14 @@ export default function skillLifecycle(pi: Pi) {
 		// bridge cannot prove this list appends to them; the params are
 		// made for each attempt, so a restarted sidecar gets them all.
 		const n = messages.length;
+		const first = fingerprint(messages[0]);
 		const params = (): BeforeRequestParams => {
 			const append =
 				!resync &&
 				sent.generation === side.generation &&
 				sent.length > 0 &&
 				n >= sent.length &&
-				fingerprint(messages[0]) === sent.first &&
+				first === sent.first &&
 				fingerprint(messages[sent.length - 1]) === sent.last;
 			const from = append ? sent.length : 0;
 			return {
@@ -302,7 +306,7 @@ export default function skillLifecycle(pi: Pi) {
 			if (pl.archived) archivedIds.add(pl.id);
 			else archivedIds.delete(pl.id);
 		}
-		sent = { generation: side.generation, length: n, first: fingerprint(messages[0]), last: fingerprint(messages[n - 1]) };
+		sent = { generation: side.generation, length: n, first, last: fingerprint(messages[n - 1]) };
 		resync = false;
 		if (!be || !asked) {
 			const out = applyPatches(messages, held);
