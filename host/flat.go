@@ -95,15 +95,24 @@ func (s *Session) keptFor(p BeforeRequestParams, keep int) *kept {
 // extend adds the loads after the kept ones (ids unique, else false).
 func (s *Session) extend(f *kept, loads []LoadRef, archived map[string]string) bool {
 	for k := len(f.ph); k < len(loads); k++ {
-		l := loads[k]
-		if _, dup := f.ids[l.ID]; dup {
+		if !f.index(loads, k) {
 			return false
 		}
-		f.ids[l.ID] = k
-		f.ph = append(f.ph, s.placeholderSize(archived, l.ID))
-		if k > 0 && l.Offset < loads[k-1].Offset+loads[k-1].Size {
-			f.sorted = false
-		}
+		f.ph = append(f.ph, s.placeholderSize(archived, loads[k].ID))
+	}
+	return true
+}
+
+// index adds loads[k] to ids and to the order check; false when its id
+// is there already.
+func (f *kept) index(loads []LoadRef, k int) bool {
+	l := loads[k]
+	if _, dup := f.ids[l.ID]; dup {
+		return false
+	}
+	f.ids[l.ID] = k
+	if k > 0 && l.Offset < loads[k-1].Offset+loads[k-1].Size {
+		f.sorted = false
 	}
 	return true
 }
@@ -197,12 +206,8 @@ func (s *Session) keepLoads(loads []LoadRef, sizes []int64) {
 	f := &kept{n: len(loads), ids: make(map[string]int, len(loads)), ph: slices.Clone(sizes), epoch: s.epoch,
 		old: map[int]int64{}, sorted: true, bySkill: map[string]int{}}
 	for k, l := range loads {
-		if _, dup := f.ids[l.ID]; dup {
+		if !f.index(loads, k) {
 			return
-		}
-		f.ids[l.ID] = k
-		if k > 0 && l.Offset < loads[k-1].Offset+loads[k-1].Size {
-			f.sorted = false
 		}
 		if !s.eng.Known(l.ID) {
 			f.wait = append(f.wait, k)
@@ -278,7 +283,7 @@ func (s *Session) showKept(f *kept, p BeforeRequestParams, r lifecycle.Request, 
 			gone = append(gone, l)
 		case !isArch && was:
 			back = append(back, l)
-		case !v.previous[l.ID] && (l.Kind == lifecycle.ByTool || l.Kind == lifecycle.ByRead || l.Kind == lifecycle.ByCommand):
+		case !v.previous[l.ID] && isLoadKind(l.Kind):
 			if f.bySkill[l.Skill] > 0 {
 				again = append(again, l)
 			}
@@ -315,15 +320,7 @@ func (s *Session) showKept(f *kept, p BeforeRequestParams, r lifecycle.Request, 
 				pos[l.ID] = r.Bodies[f.ids[l.ID]]
 			}
 		}
-		if len(gone) > 0 {
-			s.changeLine("archive", gone, archived, pos, r, p.CacheCold)
-		}
-		if len(back) > 0 {
-			s.changeLine("restore", back, nil, pos, r, p.CacheCold)
-		}
-		if len(again) > 0 {
-			s.changeLine("comeback", again, nil, pos, r, p.CacheCold)
-		}
+		s.changeLines(gone, back, again, archived, pos, r, p.CacheCold)
 	}
 	return statusLine(f.loaded, len(v.archived), v)
 }

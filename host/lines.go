@@ -87,7 +87,7 @@ func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, ph []int64, a
 			gone = append(gone, l)
 		case !isArch && was:
 			back = append(back, l)
-		case !v.previous[l.ID] && (l.Kind == lifecycle.ByTool || l.Kind == lifecycle.ByRead || l.Kind == lifecycle.ByCommand):
+		case !v.previous[l.ID] && isLoadKind(l.Kind):
 			if wasArchived == nil {
 				wasArchived = make(map[string]bool, len(v.archived))
 				for _, sk := range v.archived {
@@ -113,22 +113,35 @@ func (s *Session) show(p BeforeRequestParams, r lifecycle.Request, ph []int64, a
 		for _, b := range r.Bodies {
 			pos[b.ID] = b
 		}
-		if len(gone) > 0 {
-			s.changeLine("archive", gone, archived, pos, r, p.CacheCold)
-		}
-		if len(back) > 0 {
-			s.changeLine("restore", back, nil, pos, r, p.CacheCold)
-		}
-		if len(again) > 0 {
-			s.changeLine("comeback", again, nil, pos, r, p.CacheCold)
-		}
+		s.changeLines(gone, back, again, archived, pos, r, p.CacheCold)
 	}
 	return statusLine(loaded, len(now), v)
+}
+
+// isLoadKind says whether a load of kind k brings a body (a comeback
+// when its skill had one archived).
+func isLoadKind(k lifecycle.LoadKind) bool {
+	return k == lifecycle.ByTool || k == lifecycle.ByRead || k == lifecycle.ByCommand
 }
 
 // statusLine is the footer status.
 func statusLine(loaded, archived int, v *lineView) string {
 	return fmt.Sprintf("skills: %d loaded, %d archived, ~%s tokens saved", loaded, archived, kilo(v.tokens(v.saved)))
+}
+
+// changeLines sends a line for each kind of change the request made:
+// the bodies archived (their placeholders in archived), restored, and
+// loaded again.
+func (s *Session) changeLines(gone, back, again []LoadRef, archived map[string]string, pos map[string]lifecycle.BodyPosition, r lifecycle.Request, cold bool) {
+	if len(gone) > 0 {
+		s.changeLine("archive", gone, archived, pos, r, cold)
+	}
+	if len(back) > 0 {
+		s.changeLine("restore", back, nil, pos, r, cold)
+	}
+	if len(again) > 0 {
+		s.changeLine("comeback", again, nil, pos, r, cold)
+	}
 }
 
 // changeLine sends the line for bodies ls that were archived (with their
