@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/gen"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
@@ -180,10 +181,9 @@ func TestKeptLoadsDecideAsTheFullWalk(t *testing.T) {
 	}
 }
 
-// flatSession is a session of n model requests as the bridge sends them:
-// each adds an assistant message and its tool's result; every third is
-// a skill tool load (a body of 6,000 characters) of one of 28 skills in
-// turn, which supersedes the skill's copy before it.
+// flatSession is a session of n model requests as the bridge sends them
+// (gen.SessionJSON): every third request loads one of 28 skills in turn,
+// which supersedes the skill's copy before it.
 func flatSession(n int) (*World, []Message) {
 	var ss []skills.Skill
 	var list []HostSkill
@@ -194,17 +194,9 @@ func flatSession(n int) (*World, []Message) {
 		ss = append(ss, skills.Skill{Name: name, Description: flatDesc(name)})
 		list = append(list, HostSkill{Name: name, Path: flatPath(name)})
 	}
-	msgs := []Message{flatText("user", "work on the service")}
-	for i := range n {
-		id := fmt.Sprintf("call_%08d", i)
-		if i%3 != 0 {
-			msgs = append(msgs, flatCall(id, "bash", `{"command":"go test ./..."}`), flatResult(id, "bash", strings.Repeat("ok  \tpkg\n", 40)))
-			continue
-		}
-		skill := names[i%len(names)]
-		res := flatResult(id, ToolName, `<skill_content name="`+skill+`">`+strings.Repeat("Do the work step by step. ", 230)+`</skill_content>`)
-		res.Details = &MessageDetails{LoadID: id, Skill: skill, Hash: fmt.Sprintf("%064x", i)}
-		msgs = append(msgs, flatCall(id, ToolName, `{"name":"`+skill+`"}`), res)
+	var msgs []Message
+	if err := json.Unmarshal(gen.SessionJSON(n, names, true), &msgs); err != nil {
+		panic(err)
 	}
 	return NewWorld(list, ss, rules.Default(), nil), msgs
 }

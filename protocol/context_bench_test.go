@@ -3,40 +3,19 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/skill-lifecycle/skill-lifecycle/host"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/gen"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 )
 
 // sessionMessages are the messages of a session of n model requests over
-// skills names: each request adds an assistant message and the result of
-// its tool call; every third call is the skill tool (a body of 6,000
-// characters), the others a bash call.
-func sessionMessages(n int, names []string) []host.Message {
-	text := func(role, s string) host.Message {
-		c, _ := json.Marshal([]host.Block{{Type: "text", Text: &s}})
-		return host.Message{Role: role, Content: c}
-	}
-	msgs := []host.Message{text("user", "work on the service")}
-	for i := range n {
-		id := fmt.Sprintf("call_%08d", i)
-		tool, args, out := "bash", `{"command":"go test ./..."}`, strings.Repeat("ok  \tpkg\n", 40)
-		skill := ""
-		if i%3 == 0 {
-			skill = names[i%len(names)]
-			tool, args = host.ToolName, `{"name":"`+skill+`"}`
-			out = `<skill_content name="` + skill + `">` + strings.Repeat("Do the work step by step. ", 230) + `</skill_content>`
-		}
-		call, _ := json.Marshal([]host.Block{{Type: "toolCall", ID: id, Name: tool, Arguments: json.RawMessage(args)}})
-		res := text("toolResult", out)
-		res.ToolCallID, res.ToolName = id, tool
-		if skill != "" {
-			res.Details = &host.MessageDetails{LoadID: id, Skill: skill, Hash: fmt.Sprintf("%064x", i)}
-		}
-		msgs = append(msgs, host.Message{Role: "assistant", Content: call, Timestamp: json.RawMessage(fmt.Sprint(1733100000000 + i)),
-			Usage: &host.UsageParams{Input: 20, CacheRead: float64(1000 * i), CacheWrite: 300}, StopReason: "toolUse"}, res)
+// skills names (gen.SessionJSON, with the provider's usage).
+func sessionMessages(tb testing.TB, n int, names []string) []host.Message {
+	var msgs []host.Message
+	if err := json.Unmarshal(gen.SessionJSON(n, names, true), &msgs); err != nil {
+		tb.Fatal(err)
 	}
 	return msgs
 }
@@ -57,7 +36,7 @@ func BenchmarkBeforeRequestSession(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/requests=%d", name, n), func(b *testing.B) {
 				c := startScale(b)
 				names := scaleInit(b, c, 28)
-				msgs := sessionMessages(n+more, names)
+				msgs := sessionMessages(b, n+more, names)
 				base := 1 + 2*n
 				c.roundTrip(b, frameOf(b, 2, MethodBeforeRequest, BeforeRequestParams{Messages: msgs[:base], SystemPromptSize: 8000, Places: places}))
 				frames := make([][]byte, more+1)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skill-lifecycle/skill-lifecycle/host"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/gen"
 	"github.com/skill-lifecycle/skill-lifecycle/internal/testio"
 	"github.com/skill-lifecycle/skill-lifecycle/lifecycle"
 	"github.com/skill-lifecycle/skill-lifecycle/protocol"
@@ -158,32 +159,12 @@ func TestHostileRPCHugePrompt(t *testing.T) {
 	}
 }
 
-// sessionOf is the messages of a session of n model requests: each one
-// an assistant's tool call and its result, every third the skill tool
-// loading one of the pack's skills.
-func sessionOf(n int) []host.Message {
-	text := func(role, s string) host.Message {
-		c, _ := json.Marshal([]host.Block{{Type: "text", Text: &s}})
-		return host.Message{Role: role, Content: c}
-	}
-	names := []string{"sql-migration", "go-tests", "release-notes"}
-	msgs := []host.Message{text("user", "work on the service")}
-	for i := range n {
-		id := fmt.Sprintf("call_%06d", i)
-		tool, args, out := "bash", `{"command":"go test ./..."}`, strings.Repeat("ok  \tpkg\n", 40)
-		skill := ""
-		if i%3 == 0 {
-			skill = names[(i/3)%len(names)]
-			tool, args = host.ToolName, `{"name":"`+skill+`"}`
-			out = `<skill_content name="` + skill + `">` + strings.Repeat("Do the work step by step. ", 230) + `</skill_content>`
-		}
-		call, _ := json.Marshal([]host.Block{{Type: "toolCall", ID: id, Name: tool, Arguments: json.RawMessage(args)}})
-		res := text("toolResult", out)
-		res.ToolCallID, res.ToolName = id, tool
-		if skill != "" {
-			res.Details = &host.MessageDetails{LoadID: id, Skill: skill, Hash: fmt.Sprintf("%064x", i)}
-		}
-		msgs = append(msgs, host.Message{Role: "assistant", Content: call, Timestamp: json.RawMessage(strconv.Itoa(1733100000000 + i))}, res)
+// sessionOf is the messages of a session of n model requests, every
+// third loading one of three skills (gen.SessionJSON).
+func sessionOf(t *testing.T, n int) []host.Message {
+	var msgs []host.Message
+	if err := json.Unmarshal(gen.SessionJSON(n, []string{"sql-migration", "go-tests", "release-notes"}, false), &msgs); err != nil {
+		t.Fatal(err)
 	}
 	return msgs
 }
@@ -200,7 +181,7 @@ func TestHostileRPCPlacesDelta(t *testing.T) {
 	for k, n := range []int{small, large} {
 		s := startInProcess(t, protocol.Options{ServerVersion: "hostile", MaxMessage: 256 << 20})
 		s.initialize(newPack(t))
-		msgs := sessionOf(n + 3)
+		msgs := sessionOf(t, n+3)
 		base := 1 + 2*n
 		var br protocol.BeforeRequestResult
 		s.ok(s.call(protocol.MethodBeforeRequest, protocol.BeforeRequestParams{Messages: msgs[:base], SystemPromptSize: 8000, Places: true}), &br)
@@ -224,7 +205,7 @@ func TestHostileRPCPlacesDelta(t *testing.T) {
 			}
 			cost[k] = grew
 		}
-		if len(br.Places) != 1 || br.Places[0].ID != fmt.Sprintf("call_%06d", n+2) {
+		if len(br.Places) != 1 || br.Places[0].ID != fmt.Sprintf("call_%08d", n+2) {
 			t.Errorf("%d requests: a load appended: places %+v, want its own alone", n, br.Places)
 		}
 	}
