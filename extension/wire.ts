@@ -212,6 +212,7 @@ export interface ToolResultParams {
 export interface ToolResultResult {
 	body?: ResultBody;
 	note?: string;
+	quiet?: boolean;
 }
 
 // host.ResultBody
@@ -311,6 +312,7 @@ export interface BeforeRequestResult {
 	places?: LoadPlace[];
 	placesReset?: boolean;
 	placesClear?: string[];
+	quiet?: boolean;
 }
 
 // host.Replacement

@@ -65,9 +65,13 @@ func flatWorld(r *rand.Rand) *World {
 // random host events, one of them always taking the full walk of the
 // loads (noFlat), and checks that they answer, record, notify and show
 // the same, request by request: the loads kept between requests
-// (flat.go) change the work, never the outcome.
+// (flat.go) change the work, never the outcome. It also holds the kept
+// session to its quiet answers as the bridge reads them: after an answer
+// that says quiet (and no other call since), a request that appends only
+// plain messages, with the same system prompt, changes nothing but the
+// status and sends the host nothing else.
 func TestKeptLoadsDecideAsTheFullWalk(t *testing.T) {
-	fast := 0
+	fast, leased := 0, 0
 	for seed := int64(1); seed <= 20; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		w := flatWorld(r)
@@ -83,6 +87,27 @@ func TestKeptLoadsDecideAsTheFullWalk(t *testing.T) {
 		sent := 0 // messages the host has sent
 		base := int64(8000)
 		names := flatSkillNames()
+		// The bridge's lease: the kept session's last quiet answer, the
+		// messages it had sent then and the system prompt's size.
+		lease, leaseBase, last := false, int64(0), 0
+		void := func(s *Session) {
+			if s == ss[1] {
+				lease = false
+			}
+		}
+		grant := func(s *Session, quiet bool) {
+			if s == ss[1] {
+				lease, leaseBase = quiet, base
+			}
+		}
+		toolResult := func(id, tool, path, text string) func(s *Session) any {
+			return func(s *Session) any {
+				res, err := s.ToolResult(ToolResultParams{ToolName: tool, CallID: id, Input: json.RawMessage(`{"path":"` + path + `","command":"go test"}`), Cwd: "/x", Text: text})
+				grant(s, res.Quiet)
+				res.Quiet = false // the full walk keeps no loads: never quiet
+				return fmt.Sprintf("%+v %v", res, err)
+			}
+		}
 		for step := range 150 + r.Intn(150) {
 			var calls []func(s *Session) any
 			id := fmt.Sprintf("c%d", step)
@@ -98,14 +123,21 @@ func TestKeptLoadsDecideAsTheFullWalk(t *testing.T) {
 					msgs = append(msgs, res)
 				}
 				calls = append(calls, func(s *Session) any {
+					void(s)
 					note, ok := s.ToolLoad(id, skill, res.Details.Hash, utf16Len(body))
 					return fmt.Sprint(note, ok)
 				})
 			case k < 9: // a file of a skill's folder
 				path := flatFile(skill, r.Intn(3))
-				msgs = append(msgs, flatCall(id, "read", `{"path":"`+path+`"}`), flatResult(id, "read", strings.Repeat("notes ", 10+r.Intn(100))))
+				if r.Intn(2) == 0 {
+					path = "/x/src/f" + fmt.Sprint(r.Intn(3)) + ".go" // a file of the project
+				}
+				out := strings.Repeat("notes ", 10+r.Intn(100))
+				msgs = append(msgs, flatCall(id, "read", `{"path":"`+path+`"}`), flatResult(id, "read", out))
+				calls = append(calls, toolResult(id, "read", path, out))
 			case k < 11:
 				msgs = append(msgs, flatCall(id, "bash", `{"command":"go test"}`), flatResult(id, "bash", strings.Repeat("ok ", 30)))
+				calls = append(calls, toolResult(id, "bash", "", strings.Repeat("ok ", 30)))
 			case k < 12: // /skill:name
 				m := flatText("user", `<skill name="`+skill+`" location="`+flatPath(skill)+`">`+"\n"+strings.Repeat("do it ", 30)+"\n</skill>\n\nplease")
 				m.Timestamp = json.RawMessage(fmt.Sprint(1733100000000 + step))
@@ -114,16 +146,18 @@ func TestKeptLoadsDecideAsTheFullWalk(t *testing.T) {
 				text := []string{"now " + flatDesc(skill), "something else entirely: the weather", "review the " + skill + " notes"}[r.Intn(3)]
 				msgs = append(msgs, flatText("user", text))
 				calls = append(calls, func(s *Session) any {
+					void(s)
 					res, err := s.UserPrompt(UserPromptParams{Text: text})
 					return fmt.Sprint(res, err)
 				})
 			case k < 15:
-				calls = append(calls, func(s *Session) any { s.RunStart(); return nil })
+				calls = append(calls, func(s *Session) any { void(s); s.RunStart(); return nil })
 			case k < 16:
-				calls = append(calls, func(s *Session) any { s.RunEnd(); return nil })
+				calls = append(calls, func(s *Session) any { void(s); s.RunEnd(); return nil })
 			case k < 17:
 				cmd := []string{"skills-pin", "skills-unpin", "skills-off", "skills-on"}[r.Intn(4)]
 				calls = append(calls, func(s *Session) any {
+					void(s)
 					res, err := s.Command(CommandParams{Name: cmd, Args: skill})
 					return fmt.Sprint(res, err)
 				})
@@ -136,9 +170,23 @@ func TestKeptLoadsDecideAsTheFullWalk(t *testing.T) {
 			if r.Intn(60) == 0 {
 				sent = 0
 			}
+			plain := sent == last && base == leaseBase // the bridge proves an append
+			for _, m := range msgs[sent:] {
+				plain = plain && (m.Role == "assistant" || m.Role == "toolResult" && m.ToolName != ToolName && m.Details == nil)
+			}
 			calls = append(calls, func(s *Session) any {
 				p := BeforeRequestParams{From: sent, Messages: msgs[sent:], SystemPromptSize: base, SincePreviousMs: int64(r.Intn(3)) * 200_000, Places: places}
+				held := lease && plain && s == ss[1]
+				logged := len(sinks[1].log)
 				res, err := s.BeforeRequest(p)
+				if held {
+					leased++
+					if news := sinks[1].log[logged:]; err != nil || res.Reset || len(res.Set)+len(res.Clear)+len(res.Places)+len(res.PlacesClear) > 0 || res.PlacesReset || len(news) > 0 {
+						t.Fatalf("seed %d step %d: a plain request after a quiet answer changed %+v (err %v) and sent the host %q", seed, step, res, err, news)
+					}
+				}
+				grant(s, res.Quiet)
+				res.Quiet = false
 				return fmt.Sprintf("%+v %v", res, err)
 			})
 			for _, c := range calls {
@@ -169,13 +217,16 @@ func TestKeptLoadsDecideAsTheFullWalk(t *testing.T) {
 					t.Fatalf("seed %d step %d: what the session holds differs (-full +kept):\n%s", seed, step, diff)
 				}
 			}
-			sent = len(msgs)
+			sent, last = len(msgs), len(msgs)
 		}
 		if diff := cmp.Diff(ss[0].Engine().State(), ss[1].Engine().State()); diff != "" {
 			t.Fatalf("seed %d: engine states differ:\n%s", seed, diff)
 		}
 	}
-	t.Logf("%d requests took the kept loads", fast)
+	t.Logf("%d requests took the kept loads, %d under a quiet answer", fast, leased)
+	if leased < 300 {
+		t.Errorf("only %d plain requests came after a quiet answer: the test checks too little", leased)
+	}
 	if fast < 1000 {
 		t.Errorf("only %d requests took the kept loads: the test checks too little", fast)
 	}

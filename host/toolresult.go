@@ -37,6 +37,7 @@ func (s *Session) ToolResult(p ToolResultParams) (ToolResultResult, error) {
 		cwd = s.src.Cwd
 	}
 	res.Note = s.orphanNote(p.Input, cwd, res.Body)
+	res.Quiet = s.Quiet() && res.Body == nil && (p.ToolName != "read" || !s.readsSkillFile(p.Input, cwd))
 	return res, nil
 }
 

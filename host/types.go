@@ -180,6 +180,8 @@ type ToolResultParams struct {
 type ToolResultResult struct {
 	Body *ResultBody `json:"body,omitempty"`
 	Note string      `json:"note,omitempty"`
+	// Quiet is BeforeRequestResult's, after this result.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // ResultBody is a skill body found whole in a tool's output.
@@ -334,6 +336,9 @@ type BeforeRequestResult struct {
 	Places      []LoadPlace `json:"places,omitempty"`
 	PlacesReset bool        `json:"placesReset,omitempty"`
 	PlacesClear []string    `json:"placesClear,omitempty"`
+	// Quiet says the next request changes nothing of this answer but
+	// Status when it only appends plain messages (Session.Quiet).
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // LoadPlace is where a load of the request is: its message's index, its

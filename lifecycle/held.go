@@ -33,6 +33,26 @@ func (e *Engine) dueBodies() []int {
 	return slices.Clone(e.dues)
 }
 
+// Quiet reports whether the next model request decides nothing when it
+// brings nothing new (no load, prompt, compaction, or change of model or
+// cache state): no body is due for archive, and the usage that request
+// reports for the one before cannot teach the cache lifetime anything (the
+// provider's reports are known, and the pause before the previous request
+// was within the lifetime).
+func (e *Engine) Quiet() bool {
+	for _, i := range e.dues {
+		if b := &e.bodies[i]; b.Due != nil && !b.Archived {
+			return false
+		}
+	}
+	if ca := e.cfg.CacheAware; ca.Enabled && ca.LearnFromUsage {
+		if !e.life.Reports || e.last.judged && e.last.ttl > 0 && e.last.pause > e.last.ttl {
+			return false
+		}
+	}
+	return true
+}
+
 // touch notes that body i's archive state, placeholder or files may have
 // changed.
 func (e *Engine) touch(i int) {
