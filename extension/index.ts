@@ -35,11 +35,11 @@ import { registerCommands } from "./commands.ts";
 import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions } from "./host.ts";
 import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf, warms } from "./edits.ts";
 import { registerLines, setStatus } from "./lines.ts";
-import { applyPatches, fingerprint, isSkillFile, LoadIds, patchKey, resolvePath, textOf, toWire, visibleAfter, type Where } from "./loads.ts";
+import { applyPatches, changes, fingerprint, isSkillFile, LoadIds, patchKey, plain, resolvePath, textOf, toWire, visibleAfter, type Where } from "./loads.ts";
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type ImageBlock, type Pi, type TextBlock } from "./pi.ts";
 import { Sidecar } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
-import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME, type BeforeRequestParams, type Patch } from "./wire.ts";
+import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME, type BeforeRequestParams, type BeforeRequestResult, type Patch } from "./wire.ts";
 
 export default function skillLifecycle(pi: Pi) {
 	const side = new Sidecar(pi);
@@ -58,13 +58,36 @@ export default function skillLifecycle(pi: Pi) {
 	// (how many, and the fingerprints of the first and the last), for the
 	// sidecar it was (its generation); resync forces a full send. held is
 	// the sidecar's replacements, applied to every request.
-	let sent = { generation: -1, length: 0, first: "", last: "" };
+	let sent = { generation: -1, length: 0, first: "", last: "", base: -1, asked: false };
 	let resync = true;
+	// The answer to a request sent under the sidecar's quiet word, not
+	// waited for by the request itself; the next request waits for it.
+	let unanswered: Promise<void> | undefined;
 	const held = new Map<string, Patch>();
 	// The loads' places the sidecar answered, also a change set (asked
 	// for by Pi 1.6's bridge): the message of each load, and the archived.
 	const where: Where = new Map();
 	const archivedIds = new Set<string>();
+	// take holds what an answer changes: the replacements, and the places
+	// (dropped when the request did not ask for them).
+	const take = (res: BeforeRequestResult, asked: boolean) => {
+		if (res.reset) held.clear();
+		for (const k of res.clear ?? []) held.delete(patchKey(k));
+		for (const p of res.set ?? []) held.set(patchKey(p), p);
+		if (!asked || res.placesReset) {
+			where.clear();
+			archivedIds.clear();
+		}
+		for (const id of res.placesClear ?? []) {
+			where.delete(id);
+			archivedIds.delete(id);
+		}
+		for (const pl of res.places ?? []) {
+			where.set(pl.id, { msg: pl.index, kind: pl.kind });
+			if (pl.archived) archivedIds.add(pl.id);
+			else archivedIds.delete(pl.id);
+		}
+	};
 
 	// The system prompt's size, measured again only in a new run or with
 	// other active tools: Pi 1.6 renders the whole prompt at each
@@ -249,17 +272,18 @@ export default function skillLifecycle(pi: Pi) {
 		// The messages the sidecar holds are sent again only when the
 		// bridge cannot prove this list appends to them; the params are
 		// made for each attempt, so a restarted sidecar gets them all.
+		if (unanswered) await unanswered;
 		const n = messages.length;
 		const first = fingerprint(messages[0]);
+		const appends = () =>
+			!resync &&
+			sent.generation === side.generation &&
+			sent.length > 0 &&
+			n >= sent.length &&
+			first === sent.first &&
+			fingerprint(messages[sent.length - 1]) === sent.last;
 		const params = (): BeforeRequestParams => {
-			const append =
-				!resync &&
-				sent.generation === side.generation &&
-				sent.length > 0 &&
-				n >= sent.length &&
-				first === sent.first &&
-				fingerprint(messages[sent.length - 1]) === sent.last;
-			const from = append ? sent.length : 0;
+			const from = appends() ? sent.length : 0;
 			return {
 				from,
 				messages: messages.slice(from).map(toWire),
@@ -274,39 +298,68 @@ export default function skillLifecycle(pi: Pi) {
 				places: asked || undefined,
 			};
 		};
-		let refused = false;
-		let res = await side.request("before_request", params, ctx, { onError: () => (refused = true) });
-		if (!res && refused) {
-			// The sidecar did not take the delta: send everything, once.
-			resync = true;
-			res = await side.request("before_request", params, ctx);
+		// The sidecar said quiet, and this request only appends plain
+		// messages in the same conditions: its answer will change nothing
+		// but the footer, so the request goes on without waiting for it.
+		const quiet =
+			side.quiet &&
+			appends() &&
+			base === sent.base &&
+			asked === sent.asked &&
+			!cold &&
+			!warm &&
+			!stopped &&
+			!modelChanged &&
+			messages.slice(sent.length).every(plain);
+		let res: BeforeRequestResult | undefined;
+		if (quiet) {
+			const delta = params();
+			const gen = side.generation; // a restarted sidecar gets everything
+			const again = () => (side.generation === gen ? delta : { ...delta, from: 0, messages: messages.map(toWire) });
+			unanswered = new Promise<void>((done) =>
+				side.defer(() => {
+					side
+						.request("before_request", again, ctx, { onError: () => undefined })
+						.then((late) => {
+							if (!late) {
+								resync = true;
+								where.clear();
+								archivedIds.clear();
+								dropPending();
+								return;
+							}
+							setStatus(ctx, late.status);
+							take(late, asked);
+							side.quiet = !!late.quiet && !changes(late);
+						})
+						.finally(() => {
+							unanswered = undefined;
+							done();
+						});
+				}),
+			);
+			res = {};
+		} else {
+			let refused = false;
+			res = await side.request("before_request", params, ctx, { onError: () => (refused = true) });
+			if (!res && refused) {
+				// The sidecar did not take the delta: send everything, once.
+				resync = true;
+				res = await side.request("before_request", params, ctx);
+			}
+			setStatus(ctx, res?.status);
+			if (!res) {
+				// No answer: the request goes whole, and the next sends all.
+				resync = true;
+				where.clear();
+				archivedIds.clear();
+				dropPending();
+				return messages !== given ? { messages } : undefined;
+			}
+			take(res, asked);
+			side.quiet = !!res.quiet;
 		}
-		setStatus(ctx, res?.status);
-		if (!res) {
-			// No answer: the request goes whole, and the next sends all.
-			resync = true;
-			where.clear();
-			archivedIds.clear();
-			dropPending();
-			return messages !== given ? { messages } : undefined;
-		}
-		if (res.reset) held.clear();
-		for (const k of res.clear ?? []) held.delete(patchKey(k));
-		for (const p of res.set ?? []) held.set(patchKey(p), p);
-		if (!asked || res.placesReset) {
-			where.clear();
-			archivedIds.clear();
-		}
-		for (const id of res.placesClear ?? []) {
-			where.delete(id);
-			archivedIds.delete(id);
-		}
-		for (const pl of res.places ?? []) {
-			where.set(pl.id, { msg: pl.index, kind: pl.kind });
-			if (pl.archived) archivedIds.add(pl.id);
-			else archivedIds.delete(pl.id);
-		}
-		sent = { generation: side.generation, length: n, first, last: fingerprint(messages[n - 1]) };
+		sent = { generation: side.generation, length: n, first, last: fingerprint(messages[n - 1]), base, asked };
 		resync = false;
 		if (!be || !asked) {
 			const out = applyPatches(messages, held);
@@ -361,6 +414,7 @@ export default function skillLifecycle(pi: Pi) {
 		if (!side.available && !side.init) return out;
 		const content = Array.isArray(event.content) ? event.content : [];
 		const res = await side.request("tool_result", { toolName: event.toolName, callId: event.toolCallId, input: event.input, cwd: ctx.cwd, text: textOf(content), isError: !!event.isError }, ctx);
+		side.quiet = !!res?.quiet;
 		if (res?.body?.skill && !out) {
 			out = { details: { ...details, loadId: ids.mint(event.toolCallId, ctx), skillBody: { skill: res.body.skill, hash: res.body.hash } } };
 		}

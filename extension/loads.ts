@@ -7,7 +7,7 @@
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { record, safe, type Block, type Context, type Message } from "./pi.ts";
-import { REATTACH_TYPE, type HostSkill, type LoadKind, type Message as WireMessage, type MessageDetails, type Patch } from "./wire.ts";
+import { REATTACH_TYPE, TOOL_NAME, type BeforeRequestResult, type HostSkill, type LoadKind, type Message as WireMessage, type MessageDetails, type Patch } from "./wire.ts";
 
 /** Where is, for each load id, the message that holds the load, and its kind (the sidecar's places). */
 export type Where = Map<string, { msg: number; kind: LoadKind }>;
@@ -166,6 +166,23 @@ export function fingerprint(m: Message | undefined): string {
 	const c = m.content;
 	const len = typeof c === "string" ? c.length : Array.isArray(c) ? `${c.length}.${String(record(c[c.length - 1])?.text ?? "").length}` : -1;
 	return `${m.role}|${m.timestamp}|${len}`;
+}
+
+// plain says a message holds no load and names none, as the sidecar's
+// quiet word requires of what a request appends: an assistant's, or a
+// tool result of another tool than the skill tool with no load id, body
+// or compaction in its details (a read of a skill's file gets its load
+// id when it runs).
+export function plain(m: Message | undefined): boolean {
+	if (m?.role === "assistant") return true;
+	if (m?.role !== "toolResult" || m.toolName === TOOL_NAME) return false;
+	const d = record(m.details);
+	return !d || (d.loadId === undefined && d.skillBody === undefined && d.compactionId === undefined && d.skill === undefined);
+}
+
+// changes says an answer to before_request changes what the bridge holds.
+export function changes(res: BeforeRequestResult): boolean {
+	return !!(res.reset || res.set?.length || res.clear?.length || res.places?.length || res.placesReset || res.placesClear?.length);
 }
 
 /** patchKey names a patch in the set the bridge holds. */

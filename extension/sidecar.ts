@@ -113,6 +113,14 @@ export class Sidecar {
 	// generation counts the sidecars started: state held by one is not
 	// the next one's.
 	generation = 0;
+	// quiet is the sidecar's word, in its last answer to before_request or
+	// tool_result, that the next request changes nothing but the footer
+	// when it only appends plain messages (docs/protocol.md, `quiet`). Any
+	// other request but tool_call, any notification and a restart end it.
+	quiet = false;
+	// later holds what defer was given, to send after the event being
+	// handled; a request or notification sends it first, in order.
+	private later: (() => void)[] = [];
 
 	constructor(private pi: Pi) {}
 
@@ -284,6 +292,7 @@ export class Sidecar {
 			]);
 			this.init = res;
 			this.generation++;
+			this.quiet = false;
 			this.up = true;
 			for (const d of res.diagnostics ?? []) {
 				if (this.shown.has(d)) continue; // told once, not again on a restart
@@ -357,7 +366,9 @@ export class Sidecar {
 		opts: { retryLate?: boolean; onError?: (message: string) => void; timeoutMs?: number } = {},
 		retried = false,
 	): Promise<Requests[M]["result"] | undefined> {
+		this.flush();
 		if (ctx) this.ctx = ctx;
+		if (method !== "tool_call") this.quiet = false;
 		if (!this.up) {
 			if (this.disabled || !this.ctx) return undefined;
 			const ok = await withTimeout(this.start(this.ctx), Math.max(3000, 2 * timeoutMs()), "restart").catch(() => false);
@@ -392,7 +403,22 @@ export class Sidecar {
 		}
 	}
 
+	// defer runs send after the event being handled (Node's setImmediate),
+	// or before the next request or notification, whichever comes first:
+	// a request whose answer nothing waits for leaves the event's path.
+	defer(send: () => void) {
+		if (this.later.push(send) === 1) setImmediate(() => this.flush());
+	}
+
+	private flush() {
+		const sends = this.later;
+		this.later = [];
+		for (const send of sends) send();
+	}
+
 	notify<M extends keyof HostNotifications>(method: M, params: HostNotifications[M]) {
+		this.flush();
+		this.quiet = false;
 		try {
 			this.conn?.sendNotification(method, params)?.catch?.(() => undefined);
 		} catch {
@@ -452,6 +478,7 @@ export class Sidecar {
 	}
 
 	async stop() {
+		this.flush();
 		const conn = this.conn;
 		const proc = this.proc;
 		if (conn && this.up) {
