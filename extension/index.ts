@@ -37,7 +37,7 @@ import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameCo
 import { registerLines, setStatus } from "./lines.ts";
 import { applyPatches, changes, fingerprint, isSkillFile, LoadIds, patchKey, plain, resolvePath, textOf, toWire, visibleAfter, type Where } from "./loads.ts";
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type ImageBlock, type Pi, type TextBlock } from "./pi.ts";
-import { Sidecar } from "./sidecar.ts";
+import { debugLog, Sidecar } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
 import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME, type BeforeRequestParams, type BeforeRequestResult, type Patch } from "./wire.ts";
 
@@ -282,8 +282,7 @@ export default function skillLifecycle(pi: Pi) {
 			n >= sent.length &&
 			first === sent.first &&
 			fingerprint(messages[sent.length - 1]) === sent.last;
-		const params = (): BeforeRequestParams => {
-			const from = appends() ? sent.length : 0;
+		const paramsFrom = (from: number): BeforeRequestParams => {
 			return {
 				from,
 				messages: messages.slice(from).map(toWire),
@@ -298,6 +297,7 @@ export default function skillLifecycle(pi: Pi) {
 				places: asked || undefined,
 			};
 		};
+		const params = () => paramsFrom(appends() ? sent.length : 0);
 		// The sidecar said quiet, and this request only appends plain
 		// messages in the same conditions: its answer will change nothing
 		// but the footer, so the request goes on without waiting for it.
@@ -313,9 +313,11 @@ export default function skillLifecycle(pi: Pi) {
 			messages.slice(sent.length).every(plain);
 		let res: BeforeRequestResult | undefined;
 		if (quiet) {
-			const delta = params();
-			const gen = side.generation; // a restarted sidecar gets everything
-			const again = () => (side.generation === gen ? delta : { ...delta, from: 0, messages: messages.map(toWire) });
+			// Made when sent, after the hook; a restarted sidecar gets everything.
+			const from = sent.length;
+			const gen = side.generation;
+			const again = () => paramsFrom(side.generation === gen ? from : 0);
+			debugLog(`before_request from ${from}: quiet, sent after the hook without waiting`);
 			unanswered = new Promise<void>((done) =>
 				side.defer(() => {
 					side
@@ -330,6 +332,7 @@ export default function skillLifecycle(pi: Pi) {
 							}
 							setStatus(ctx, late.status);
 							take(late, asked);
+							if (changes(late)) debugLog("a quiet request's answer changed the replacements or places; taken for the next request");
 							side.quiet = !!late.quiet && !changes(late);
 						})
 						.finally(() => {

@@ -566,6 +566,6 @@ const quietLogger: Logger = {
 	log: (m: string) => debugLog(m),
 };
 
-function debugLog(m: string) {
+export function debugLog(m: string) {
 	if (process.env.SKILL_LIFECYCLE_DEBUG) process.stderr.write(`[skill-lifecycle bridge] ${m}\n`);
 }
