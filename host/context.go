@@ -685,38 +685,6 @@ func (s *Session) contextRequest(p BeforeRequestParams) (BeforeRequestResult, er
 	return res, nil
 }
 
-// Quiet reports whether the next request changes nothing of the answer
-// to this one but its Status when its messages only append ones that
-// hold no load (no skill tool result, read of a skill's file, body found
-// in a result, user or custom message; docs/protocol.md): the engine
-// would decide nothing (lifecycle.Engine.Quiet), no skill tool load waits
-// to be seen, and the loads are kept with no file waiting for its skill.
-func (s *Session) Quiet() bool {
-	return s.flat != nil && len(s.flat.wait) == 0 && len(s.pending) == 0 && s.eng.Quiet()
-}
-
-// readsSkillFile says whether a read of input's path (resolved as the
-// context model resolves it) is one of a skill's files.
-func (s *Session) readsSkillFile(input json.RawMessage, cwd string) bool {
-	var args struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(input, &args) != nil || args.Path == "" {
-		return true // not known: not quiet
-	}
-	p := resolveHostPath(args.Path, cwd)
-	byPath, folders := s.world.Skills.paths()
-	if _, ok := byPath[p]; ok {
-		return true
-	}
-	for _, f := range folders {
-		if strings.HasPrefix(p, f.dir) {
-			return true
-		}
-	}
-	return false
-}
-
 // placeChanges answers the places of the request's loads (those archived
 // marked) that the host does not hold as they are: all of them, with
 // PlacesReset, when it holds none; else those of the loads found since
