@@ -326,14 +326,13 @@ func (c *contextModel) scan(idx *Index, cwd string) {
 	if c.names == nil {
 		c.names, c.byID = map[string]int{}, map[string]int{}
 	}
-	byPath, folders := idx.paths()
 	for i := c.scanned; i < len(c.msgs); i++ {
 		var off int64
 		if i > 0 {
 			off = c.offsets[i-1] + c.msgs[i-1].size
 		}
 		c.offsets = append(c.offsets, off)
-		c.scanOne(i, byPath, folders, cwd)
+		c.scanOne(i, idx, cwd)
 	}
 	c.scanned = len(c.msgs)
 }
@@ -357,7 +356,7 @@ func (c *contextModel) add(f found) {
 	c.loads = append(c.loads, f)
 }
 
-func (c *contextModel) scanOne(i int, byPath map[string]string, folders []skillFolder, cwd string) {
+func (c *contextModel) scanOne(i int, idx *Index, cwd string) {
 	m := &c.msgs[i]
 	switch {
 	case m.Role == "assistant" && m.blocks != nil:
@@ -386,22 +385,17 @@ func (c *contextModel) scanOne(i int, byPath map[string]string, folders []skillF
 			p = resolveHostPath(*args.Path, cwd)
 		}
 		size := utf16Len(m.text())
-		if skill, ok := byPath[p]; ok && p != "" && args.Offset == nil && args.Limit == nil {
-			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: skill, Kind: "read", Size: size}, msg: i})
+		listed, folder := idx.skillFiles(p)
+		if listed != "" && args.Offset == nil && args.Limit == nil {
+			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: listed, Kind: "read", Size: size}, msg: i})
 			return
 		}
 		if b := bodyIn(m); b != nil {
 			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: b.Skill, Kind: "read", Size: size, Hash: b.Hash}, msg: i})
 			return
 		}
-		if p == "" {
-			return
-		}
-		for _, f := range folders {
-			if strings.HasPrefix(p, f.dir) {
-				c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: f.name, Kind: KindResource, Path: *args.Path, Size: size}, msg: i})
-				return
-			}
+		if folder != "" {
+			c.add(found{ref: LoadRef{ID: c.nameOf(m), Skill: folder, Kind: KindResource, Path: *args.Path, Size: size}, msg: i})
 		}
 	case m.Role == "toolResult" && !m.IsError && m.ToolName != ToolName:
 		if b := bodyIn(m); b != nil {
@@ -463,6 +457,23 @@ func (c *Index) paths() (map[string]string, []skillFolder) {
 	slices.SortStableFunc(folders, func(a, b skillFolder) int { return len(b.dir) - len(a.dir) })
 	c.pathCache, c.folderCache = byPath, folders
 	return byPath, folders
+}
+
+// skillFiles says whose file the resolved path p is: listed, the skill
+// the host lists at p; folder, the skill whose folder holds p (the
+// deepest); "" for none.
+func (c *Index) skillFiles(p string) (listed, folder string) {
+	if p == "" {
+		return "", ""
+	}
+	byPath, folders := c.paths()
+	listed = byPath[p]
+	for _, f := range folders {
+		if strings.HasPrefix(p, f.dir) {
+			return listed, f.name
+		}
+	}
+	return listed, ""
 }
 
 // resolveHostPath resolves a path the model gave a tool as the host does:

@@ -1,9 +1,6 @@
 package host
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "encoding/json"
 
 // A host that waits for the answer to every model request pays a round
 // trip to the sidecar each time, though most requests of a tool loop
@@ -30,15 +27,6 @@ func (s *Session) readsSkillFile(input json.RawMessage, cwd string) bool {
 	if json.Unmarshal(input, &args) != nil || args.Path == "" {
 		return true // not known: not quiet
 	}
-	p := resolveHostPath(args.Path, cwd)
-	byPath, folders := s.world.Skills.paths()
-	if _, ok := byPath[p]; ok {
-		return true
-	}
-	for _, f := range folders {
-		if strings.HasPrefix(p, f.dir) {
-			return true
-		}
-	}
-	return false
+	listed, folder := s.world.Skills.skillFiles(resolveHostPath(args.Path, cwd))
+	return listed != "" || folder != ""
 }
