@@ -219,6 +219,14 @@ export default function skillLifecycle(pi: Pi) {
 		offBoundary?.();
 		offBoundary = undefined;
 	};
+	// lost forgets what a before_request without an answer leaves unsure:
+	// the next request sends everything, and nothing is planned from places.
+	const lost = () => {
+		resync = true;
+		where.clear();
+		archivedIds.clear();
+		dropPending();
+	};
 	// A tool ran: the turn's end is followed by another request.
 	pi.on("tool_execution_end", async () => {
 		awaitBoundary();
@@ -323,13 +331,7 @@ export default function skillLifecycle(pi: Pi) {
 					side
 						.request("before_request", again, ctx, { onError: () => undefined })
 						.then((late) => {
-							if (!late) {
-								resync = true;
-								where.clear();
-								archivedIds.clear();
-								dropPending();
-								return;
-							}
+							if (!late) return lost();
 							setStatus(ctx, late.status);
 							take(late, asked);
 							if (changes(late)) debugLog("a quiet request's answer changed the replacements or places; taken for the next request");
@@ -353,10 +355,7 @@ export default function skillLifecycle(pi: Pi) {
 			setStatus(ctx, res?.status);
 			if (!res) {
 				// No answer: the request goes whole, and the next sends all.
-				resync = true;
-				where.clear();
-				archivedIds.clear();
-				dropPending();
+				lost();
 				return messages !== given ? { messages } : undefined;
 			}
 			take(res, asked);

@@ -20,10 +20,7 @@ import (
 // asks for reaches it, every placeholder stands for its own result).
 func TestBridgeDeltas(t *testing.T) {
 	t.Parallel()
-	for _, pi := range []struct {
-		name string
-		get  func(testing.TB) PiInstall
-	}{{"pi16", Pi16}, {"pi073", Pi073}} {
+	for _, pi := range piLines {
 		t.Run(pi.name, func(t *testing.T) {
 			t.Parallel()
 			faults := faultScenario(t, pi.get(t), "before_request:3:drop", false)

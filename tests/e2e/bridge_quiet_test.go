@@ -20,10 +20,7 @@ import (
 // turn) and no quiet answer may change what the bridge holds.
 func TestBridgeQuietRequests(t *testing.T) {
 	t.Parallel()
-	for _, pi := range []struct {
-		name string
-		get  func(testing.TB) PiInstall
-	}{{"pi16", Pi16}, {"pi073", Pi073}} {
+	for _, pi := range piLines {
 		t.Run(pi.name, func(t *testing.T) {
 			t.Parallel()
 			read := Do(Call{Name: "read", Args: map[string]any{"path": "notes.txt"}})

@@ -98,10 +98,7 @@ var faultKinds = []string{"late", "drop", "corrupt"}
 // placeholder stands in for the tool result it replaces.
 func TestFaultInjection(t *testing.T) {
 	t.Parallel()
-	for _, pi := range []struct {
-		name string
-		get  func(testing.TB) PiInstall
-	}{{"pi16", Pi16}, {"pi073", Pi073}} {
+	for _, pi := range piLines {
 		for _, b := range faultBoundaries {
 			for _, kind := range faultKinds {
 				name := fmt.Sprintf("%s/%s/%s", pi.name, strings.ReplaceAll(b.method, "/", "-"), kind)

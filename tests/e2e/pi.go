@@ -64,6 +64,12 @@ func Pi16(t testing.TB) PiInstall {
 	return p
 }
 
+// piLines are the two Pi lines, for a test that runs on each.
+var piLines = []struct {
+	name string
+	get  func(testing.TB) PiInstall
+}{{"pi16", Pi16}, {"pi073", Pi073}}
+
 // Pi073 locates Pi 0.73.1 (tests/e2e/pi073) and the machine's Node 20 (the
 // first `node` on PATH that is not .tools/node22; E2E_NODE20 overrides it).
 func Pi073(t testing.TB) PiInstall {
