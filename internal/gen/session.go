@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
 // SessionJSON is a JSON array of the messages of a synthetic Pi session
@@ -54,7 +56,7 @@ func SessionJSON(n int, names []string, usage bool) []byte {
 		var d *details
 		if i%3 == 0 && len(names) > 0 {
 			skill := names[(i/3)%len(names)]
-			tool, args = "skill", `{"name":"`+skill+`"}`
+			tool, args = skills.SkillToolName, `{"name":"`+skill+`"}`
 			out = `<skill_content name="` + skill + `">` + strings.Repeat("Do the work step by step. ", 230) + `</skill_content>`
 			d = &details{LoadID: id, Skill: skill, Hash: fmt.Sprintf("%064x", i)}
 		}
