@@ -139,7 +139,7 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 			cacheHits.Add(1)
 			s = e.skill
 		} else {
-			p, _, err := skills.ReadSkillInto(res, hs.Path, &st.buf)
+			p, _, err := skills.ReadSkillWith(res, hs.Path)
 			if err != nil {
 				errs[i] = err
 				return
@@ -241,9 +241,8 @@ func statsOf(list []HostSkill, reals []string, fis []os.FileInfo) func(string) (
 	}
 }
 
-// readState is what a read worker keeps: its buffer and its RefFinder.
+// readState is what a read worker keeps: its RefFinder.
 type readState struct {
-	buf    []byte
 	finder *relevance.RefFinder
 }
 

@@ -278,7 +278,7 @@ func (it *item) load(mode Mode) {
 		it.diags = append(it.diags, Diagnostic{Path: it.path, Severity: Warning, Code: code, Message: msg})
 		return
 	}
-	s, d, ok := Load(it.path, data, mode)
+	s, d, ok := load(it.path, data, mode, true) // data was read for it alone
 	s.RealPath, s.Source = it.real, it.source
 	it.s, it.diags, it.ok = s, append(it.diags, d...), ok
 }

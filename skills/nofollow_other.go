@@ -16,6 +16,6 @@ func (handle) readAll(int64) ([]byte, error) {
 
 func (handle) close() {}
 
-func readRegular(path string, limit int64, _ []byte) ([]byte, error) {
+func readRegular(path string, limit int64) ([]byte, error) {
 	return readLimited(path, limit)
 }

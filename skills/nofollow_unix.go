@@ -29,20 +29,13 @@ func openRegular(path string) (h handle, ok bool) {
 
 // readAll reads the file to its end and closes it, failing with
 // errTooLarge past limit bytes.
-func (h handle) readAll(limit int64) ([]byte, error) { return h.readInto(limit, nil) }
-
-// readInto is readAll reading into buf when it is large enough.
-func (h handle) readInto(limit int64, buf []byte) ([]byte, error) {
+func (h handle) readAll(limit int64) ([]byte, error) {
 	defer syscall.Close(h.fd)
 	if h.size > limit {
 		return nil, errTooLarge
 	}
 	// One spare byte shows a file that grew.
-	if int64(cap(buf)) > h.size {
-		buf = buf[:h.size+1]
-	} else {
-		buf = make([]byte, h.size+1)
-	}
+	buf := make([]byte, h.size+1)
 	n := 0
 	for {
 		m, err := syscall.Read(h.fd, buf[n:])
@@ -67,12 +60,11 @@ func (h handle) close() { syscall.Close(h.fd) }
 
 // readRegular reads the regular file at path (not a symbolic link: the
 // caller resolved it) up to limit bytes, on a raw descriptor: one open,
-// one fstat and one read, where os.File costs twice as many calls. It
-// reads into buf when it is large enough.
-func readRegular(path string, limit int64, buf []byte) ([]byte, error) {
+// one fstat and one read, where os.File costs twice as many calls.
+func readRegular(path string, limit int64) ([]byte, error) {
 	fd, size, err := regfile.OpenFD(path, true)
 	if err != nil {
 		return nil, err
 	}
-	return handle{fd: fd, size: size}.readInto(limit, buf)
+	return handle{fd: fd, size: size}.readAll(limit)
 }

@@ -146,7 +146,7 @@ func TestHeadings(t *testing.T) {
 		"## When not to use\n" +
 		"#\n" +
 		"###### Six # hash\n"
-	got := headings([]byte(body), 10)
+	got := headings([]byte(body), 10, func(b []byte) string { return string(b) })
 	want := []Heading{{1, "One", 10}, {3, "Three spaces", 13}, {2, "When not to use", 25}, {1, "", 26}, {6, "Six # hash", 27}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("headings (-want +got):\n%s", diff)

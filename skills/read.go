@@ -17,12 +17,12 @@ var ErrOutside = errors.New("resolves outside the skill's folder")
 // skill's folder (the folder of path, links resolved), anything but a
 // regular file, a file over MaxFileSize and a file whose frontmatter has
 // an error. baseDir is the skill's folder, links resolved.
-func ReadSkill(path string) (s *Skill, baseDir string, err error) { return readSkill(nil, path, nil) }
+func ReadSkill(path string) (s *Skill, baseDir string, err error) { return readSkill(nil, path) }
 
-// readSkill is ReadSkill resolving links with r (nil: none remembered),
-// reading the file into *buf (nil: a new buffer), which Parse does not
-// keep: the caller's next read may reuse it.
-func readSkill(r *Resolver, path string, buf *[]byte) (s *Skill, baseDir string, err error) {
+// readSkill is ReadSkill resolving links with r (nil: none remembered).
+// The file is read into a buffer of its own, which the Skill's body and
+// headings then share.
+func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
 	realDir, err := r.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
 		return nil, "", err
@@ -34,21 +34,14 @@ func readSkill(r *Resolver, path string, buf *[]byte) (s *Skill, baseDir string,
 	if !Within(realDir, realFile) {
 		return nil, "", fmt.Errorf("%s %w (%s)", path, ErrOutside, realFile)
 	}
-	var into []byte
-	if buf != nil {
-		into = *buf
-	}
-	data, err := readRegular(realFile, MaxFileSize, into)
-	if buf != nil && cap(data) > cap(into) {
-		*buf = data
-	}
+	data, err := readRegular(realFile, MaxFileSize)
 	if errors.Is(err, errTooLarge) {
 		return nil, "", fmt.Errorf("%s is over the %d-byte limit for a skill file", path, MaxFileSize)
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	p, diags := Parse(path, data)
+	p, diags := parse(path, data, true)
 	for _, d := range diags {
 		if d.Severity == Error {
 			return nil, "", fmt.Errorf("%s: %s", path, d.Message)

@@ -86,14 +86,7 @@ func underlying(err error) error {
 // ReadSkillWith is ReadSkill, resolving links with r (nil: none
 // remembered).
 func ReadSkillWith(r *Resolver, path string) (s *Skill, baseDir string, err error) {
-	return readSkill(r, path, nil)
-}
-
-// ReadSkillInto is ReadSkillWith reading the file into *buf, grown as
-// needed and reused by the next call: a catalogue's worker keeps one
-// buffer instead of allocating one a file. A buffer is for one goroutine.
-func ReadSkillInto(r *Resolver, path string, buf *[]byte) (s *Skill, baseDir string, err error) {
-	return readSkill(r, path, buf)
+	return readSkill(r, path)
 }
 
 // Lstat resolves p as EvalSymlinks does and returns what lstat says of the

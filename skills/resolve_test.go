@@ -71,10 +71,11 @@ func TestResolverMatchesEvalSymlinks(t *testing.T) {
 	}
 }
 
-// TestReadSkillIntoReusesNothingItKept: a skill read into a buffer
-// keeps none of it, so the next read into the same buffer (a larger
-// file, then a smaller one) leaves it as ReadSkill reads it.
-func TestReadSkillIntoReusesNothingItKept(t *testing.T) {
+// TestReadSkillSharesOnlyItsOwnBuffer: a read skill's body and headings
+// share the buffer it was read into, so no later read (a larger file,
+// then a smaller one) may reuse it: each stays as Parse makes it from a
+// copy of the file.
+func TestReadSkillSharesOnlyItsOwnBuffer(t *testing.T) {
 	root := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(root, name, "SKILL.md")
@@ -92,22 +93,24 @@ func TestReadSkillIntoReusesNothingItKept(t *testing.T) {
 		write("c-three", "---\nname: c-three\ndescription: 'quoted'\n---\n# C\n\n"+strings.Repeat("Text of c. ", 40)),
 	}
 	res := NewResolver()
-	var buf []byte
 	var got []*Skill
-	for _, p := range paths {
-		s, _, err := ReadSkillInto(res, p, &buf)
+	for _, p := range append(paths, paths...) {
+		s, _, err := ReadSkillWith(res, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, s)
 	}
-	for i, p := range paths {
-		want, _, err := ReadSkill(p)
+	for i, s := range got {
+		p := paths[i%len(paths)]
+		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, got[i]); diff != "" {
-			t.Errorf("%s read into a shared buffer differs (-ReadSkill +ReadSkillInto):\n%s", p, diff)
+		want, _ := Parse(p, data)
+		want.RealPath = s.RealPath
+		if diff := cmp.Diff(want, s); diff != "" {
+			t.Errorf("%s (read %d) differs (-Parse +ReadSkillWith):\n%s", p, i, diff)
 		}
 	}
 }

@@ -63,7 +63,12 @@ func Validate(s *Skill, mode Mode) []Diagnostic {
 // Load parses and validates one file. ok reports whether the skill loads
 // (Lenient) or is valid (Strict), i.e. no diagnostic is an Error.
 func Load(path string, data []byte, mode Mode) (s *Skill, diags []Diagnostic, ok bool) {
-	s, diags = Parse(path, data)
+	return load(path, data, mode, false)
+}
+
+// load is Load; owned is parse's.
+func load(path string, data []byte, mode Mode, owned bool) (s *Skill, diags []Diagnostic, ok bool) {
+	s, diags = parse(path, data, owned)
 	if !hasError(diags) {
 		diags = append(diags, Validate(s, mode)...)
 	}
