@@ -111,6 +111,8 @@ export class BranchEdits {
 	private byId = new Map<string, Target>();
 	/** The latest edit of each target on the branch (null: omitted). */
 	readonly edits = new Map<string, Content | null>();
+	/** How many context edits add has taken: the same count, the same edits. */
+	version = 0;
 
 	constructor(branch: Entry[]) {
 		this.add(branch);
@@ -122,6 +124,7 @@ export class BranchEdits {
 			if (!e?.id) continue;
 			if (e.type === "context_edit" && typeof e.targetId === "string") {
 				this.edits.set(e.targetId, e.replacement ? e.replacement.content : null);
+				this.version++;
 				continue;
 			}
 			let keyed: Keyed | undefined;

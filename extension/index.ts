@@ -64,6 +64,13 @@ export default function skillLifecycle(pi: Pi) {
 	// waited for by the request itself; the next request waits for it.
 	let unanswered: Promise<void> | undefined;
 	const held = new Map<string, Patch>();
+	// heldVersion counts the answers that changed held or the places.
+	let heldVersion = 0;
+	// When the last request that was not quiet sent Pi's own list (Pi
+	// 1.6, context edits), what it was made from: a quiet request over
+	// the same branch edits, replacements and places sends it too, and
+	// plans the same edits, so the hook returns at once.
+	let unchangedFrom: { be: BranchEdits; edits: number; held: number; generation: number } | undefined;
 	// The loads' places the sidecar answered, also a change set (asked
 	// for by Pi 1.6's bridge): the message of each load, and the archived.
 	const where: Where = new Map();
@@ -71,6 +78,7 @@ export default function skillLifecycle(pi: Pi) {
 	// take holds what an answer changes: the replacements, and the places
 	// (dropped when the request did not ask for them).
 	const take = (res: BeforeRequestResult, asked: boolean) => {
+		if (!asked || changes(res)) heldVersion++;
 		if (res.reset) held.clear();
 		for (const k of res.clear ?? []) held.delete(patchKey(k));
 		for (const p of res.set ?? []) held.set(patchKey(p), p);
@@ -223,6 +231,7 @@ export default function skillLifecycle(pi: Pi) {
 	// the next request sends everything, and nothing is planned from places.
 	const lost = () => {
 		resync = true;
+		heldVersion++;
 		where.clear();
 		archivedIds.clear();
 		dropPending();
@@ -363,6 +372,12 @@ export default function skillLifecycle(pi: Pi) {
 		}
 		sent = { generation: side.generation, length: n, first, last: fingerprint(messages[n - 1]), base, asked };
 		resync = false;
+		const was = unchangedFrom;
+		unchangedFrom = undefined;
+		if (quiet && be && asked && was && was.be === be && was.edits === be.version && was.held === heldVersion && was.generation === side.generation) {
+			unchangedFrom = was;
+			return;
+		}
 		if (!be || !asked) {
 			const out = applyPatches(messages, held);
 			return out ? { messages: out } : messages !== given ? { messages } : undefined;
@@ -381,6 +396,7 @@ export default function skillLifecycle(pi: Pi) {
 			if (via === "context_edit_only") out = deferArchives(given, restored, applied, where, archivedIds) ?? given;
 		}
 		if (!sameContext(out, given)) return { messages: out };
+		if (via !== "hook") unchangedFrom = { be, edits: be.version, held: heldVersion, generation: side.generation };
 	});
 
 	pi.on("tool_call", async (event, ctx) => {
