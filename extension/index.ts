@@ -66,8 +66,8 @@ export default function skillLifecycle(pi: Pi) {
 	const held = new Map<string, Patch>();
 	// heldVersion counts the answers that changed held or the places.
 	let heldVersion = 0;
-	// When the last request that was not quiet sent Pi's own list (Pi
-	// 1.6, context edits), what it was made from: a quiet request over
+	// When the last request the hook worked through sent Pi's own list
+	// (Pi 1.6, context edits), what it was made from: a quiet request over
 	// the same branch edits, replacements and places sends it too, and
 	// plans the same edits, so the hook returns at once.
 	let unchangedFrom: { be: BranchEdits; edits: number; held: number; generation: number } | undefined;

@@ -45,8 +45,8 @@ func Parse(path string, data []byte) (*Skill, []Diagnostic) { return parse(path,
 
 // parse is Parse; owned says that nothing but the Skill will use data
 // again (a buffer read for this call alone), so that its body and
-// headings share data's memory instead of copying it: at 100,000 skills
-// the copies were a tenth of the reading's CPU.
+// headings share data's memory instead of copying it (at 100,000 skills,
+// 2 M fewer allocations a start-up; the time moved within the noise).
 func parse(path string, data []byte, owned bool) (*Skill, []Diagnostic) {
 	text := func(b []byte) string { return string(b) }
 	if owned {
