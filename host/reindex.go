@@ -60,10 +60,26 @@ func hostPaths(list []HostSkill) []string {
 }
 
 // newSkillWatch takes the first snapshot, with the stamps known gives
-// (nil: none; skills.TakeSnapshotKnown).
-func newSkillWatch(p Source, list []HostSkill, known func(string) (skills.Stamp, bool)) *skillWatch {
+// (nil: none; skills.TakeSnapshotKnown). A snapshot taken after the
+// reading (since: when the reading started; zero: not after it) leaves
+// out every file whose stamp it did not take from known and that changed
+// since: the reading did not see that change, so the first check reports
+// it (as added) instead of taking it as the start.
+func newSkillWatch(p Source, list []HostSkill, known func(string) (skills.Stamp, bool), since time.Time) *skillWatch {
 	w := &skillWatch{roots: watchRoots(p)}
 	w.base = skills.TakeSnapshotKnown(w.roots, hostPaths(list), known)
+	if !since.IsZero() {
+		for path, st := range w.base.Files {
+			if known != nil {
+				if _, ok := known(path); ok {
+					continue
+				}
+			}
+			if st.ModNano >= since.UnixNano() {
+				delete(w.base.Files, path)
+			}
+		}
+	}
 	return w
 }
 
@@ -151,10 +167,11 @@ func changeMessage(sc skills.SkillChanges) string {
 // the system prompt stays until the host reloads. The user is told what
 // changed, and any problem of the new world not reported before.
 func (s *Session) reindex(now time.Time) {
-	if s.watch == nil {
+	watch := s.skillWatch()
+	if watch == nil {
 		return
 	}
-	ch, ok := s.watch.check(now, s.world.Skills.list)
+	ch, ok := watch.check(now, s.world.Skills.list)
 	if !ok {
 		return
 	}

@@ -24,7 +24,7 @@ func TestSkillWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := newSkillWatch(Source{Cwd: cwd, AgentDir: agent}, list, nil)
+	w := newSkillWatch(Source{Cwd: cwd, AgentDir: agent}, list, nil, time.Time{})
 	now := time.Now()
 
 	if _, ok := w.check(now, list); ok {
@@ -190,8 +190,8 @@ func TestOpenWatchFromLoadStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := newSkillWatch(s.src, list, nil).base
-	if diff := cmp.Diff(want, s.watch.base); diff != "" {
+	want := newSkillWatch(s.src, list, nil, time.Time{}).base
+	if diff := cmp.Diff(want, s.skillWatch().base); diff != "" {
 		t.Errorf("snapshot (-own walk +from the reading):\n%s", diff)
 	}
 	if len(want.Files) != len(list) {
@@ -209,5 +209,61 @@ func TestOpenWatchFromLoadStats(t *testing.T) {
 		if _, ok := known(hs.Path); ok != (hs.Name != "far") {
 			t.Errorf("%s: known %v", hs.Name, ok)
 		}
+	}
+}
+
+// A first snapshot taken after the reading leaves out the files that
+// changed since the reading started, unless their stamp is the reading's:
+// the first check then reports them, where a snapshot taken with them
+// would have started from the change.
+func TestWatchAfterReading(t *testing.T) {
+	agent := t.TempDir()
+	root := filepath.Join(agent, "skills")
+	a := writeTestSkill(t, root, "alpha", "A body\n")
+	b := writeTestSkill(t, root, "beta", "B body\n")
+	list := []HostSkill{a, b}
+	old := time.Now().Add(-time.Hour)
+	for _, s := range list {
+		if err := os.Chtimes(s.Path, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	since := time.Now().Add(-time.Minute)
+	readA := skills.Stamp{Size: 1, ModNano: old.UnixNano()} // alpha as the reading saw it
+	known := func(p string) (skills.Stamp, bool) { return readA, p == a.Path }
+	// Written after the reading started: gamma (not listed), alpha (listed,
+	// its stamp known).
+	g := writeTestSkill(t, root, "gamma", "G body\n")
+	if err := os.WriteFile(a.Path, []byte("---\nname: alpha\ndescription: alpha things\n---\nA body, edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := Source{Cwd: t.TempDir(), AgentDir: agent}
+
+	w := newSkillWatch(src, list, known, since)
+	got := map[string]skills.Stamp{}
+	for p, st := range w.base.Files {
+		got[p] = st
+	}
+	if _, ok := got[g.Path]; ok {
+		t.Error("gamma, written after the reading started, is in the first snapshot")
+	}
+	if got[a.Path] != readA {
+		t.Errorf("alpha's stamp %v, want the reading's %v", got[a.Path], readA)
+	}
+	if _, ok := got[b.Path]; !ok {
+		t.Error("beta, unchanged, is not in the first snapshot")
+	}
+	ch, ok := w.check(time.Now().Add(2*watchInterval+watchQuiet), list)
+	if !ok {
+		t.Fatal("no change reported")
+	}
+	if d := cmp.Diff(skills.SkillChanges{Added: []string{"gamma"}, Changed: []string{"alpha"}}, describeChanges(ch, list)); d != "" {
+		t.Errorf("changes (-want +got):\n%s", d)
+	}
+
+	// Taken before the reading (since zero), the snapshot starts from
+	// gamma as it is.
+	if _, ok := newSkillWatch(src, list, known, time.Time{}).base.Files[g.Path]; !ok {
+		t.Error("gamma left out of a snapshot not taken after the reading")
 	}
 }

@@ -41,10 +41,11 @@ type Session struct {
 	current   *ModelRef
 	thinking  string
 	retention string
-	cpt       float64     // Options.CharsPerToken
-	window    int         // the context window the listing is sized for (listing.go)
-	watch     *skillWatch // live re-index (reindex.go); nil: none
-	hints     bool        // Options.Hints
+	cpt       float64          // Options.CharsPerToken
+	window    int              // the context window the listing is sized for (listing.go)
+	watch     *skillWatch      // live re-index (reindex.go); nil: none
+	watchc    chan *skillWatch // the watch while its first snapshot is taken
+	hints     bool             // Options.Hints
 	// pending holds the loads recorded at skill/load (or taken back from
 	// the records at session/restore) that no before_request has listed
 	// yet: one the next request does not carry never reached the context
@@ -121,22 +122,14 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 	src := Source{Skills: p.Skills, Cwd: p.Cwd, AgentDir: p.AgentDir, Trusted: p.Trusted}
 	defer startupGC(len(p.Skills))()
 	idx := newIndex(src.Skills)
-	var watch chan *skillWatch
+	started := time.Now()
 	var stated func(func(string) (skills.Stamp, bool))
+	var known func(string) (skills.Stamp, bool)
 	if o.Watch {
-		// The watch's first snapshot is taken beside the reading, not
-		// after it, from the lstat data the reading starts from: at
-		// 100,000 skills the walk alone is 0.7 s of CPU.
-		watch = make(chan *skillWatch, 1)
-		stated = func(known func(string) (skills.Stamp, bool)) {
-			go func() { watch <- newSkillWatch(src, idx.list, known) }()
-		}
+		stated = func(k func(string) (skills.Stamp, bool)) { known = k }
 	}
 	s := New(load(src, idx, stated), p, sink, o)
 	s.src = src
-	if watch != nil {
-		s.watch = <-watch
-	}
 	s.window = contextWindow(p.Models, p.CurrentModel)
 	diags := append([]string{}, s.world.Diagnostics...)
 	for _, d := range s.eng.ModelDiagnostics() {
@@ -152,6 +145,15 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 	// The start-up cache is written once the answer is ready, not
 	// beside the work of it.
 	s.world.saveCache()
+	if o.Watch {
+		// The watch's first snapshot is taken after the answer, not
+		// before it (at 100,000 skills its walk is 0.7 s of CPU), from
+		// the stamps the reading saw; what changed since the reading
+		// started is left for its first check.
+		c := make(chan *skillWatch, 1)
+		go func() { c <- newSkillWatch(src, idx.list, known, started) }()
+		s.watchc = c
+	}
 	return s, res, nil
 }
 
@@ -164,6 +166,15 @@ func New(w *World, p InitializeParams, sink Sink, o Options) *Session {
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Registry: &reg})
 	s.hostModel()
 	return s
+}
+
+// skillWatch is the session's watch (nil: none), once its first
+// snapshot is taken.
+func (s *Session) skillWatch() *skillWatch {
+	if s.watchc != nil {
+		s.watch, s.watchc = <-s.watchc, nil
+	}
+	return s.watch
 }
 
 // Engine is the session's engine, for queries.
@@ -262,8 +273,8 @@ func (s *Session) hostModel() {
 func (s *Session) setWorld(w *World) {
 	s.world = w
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.Catalog, Config: &w.Config})
-	if s.watch != nil {
-		s.watch.rebase(w.Skills.list)
+	if watch := s.skillWatch(); watch != nil {
+		watch.rebase(w.Skills.list)
 	}
 }
 
