@@ -113,10 +113,10 @@ func cacheFile(list []HostSkill) string {
 	return filepath.Join(dir, "skill-lifecycle", "start-"+hex.EncodeToString(sum[:12])+".cache")
 }
 
-// openCache reads the cache file of list (no records when there is none
-// or it is bad: diag then says why).
-func openCache(list []HostSkill) *skillCache {
-	c := &skillCache{file: cacheFile(list)}
+// openCache reads file, the cache file of list (cacheFile; no records
+// when there is none or it is bad: diag then says why).
+func openCache(list []HostSkill, file string) *skillCache {
+	c := &skillCache{file: file}
 	if c.file == "" {
 		return c
 	}

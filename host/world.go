@@ -88,8 +88,8 @@ func Load(src Source) *World {
 }
 
 // load is Load over idx, the index of src's list without its paths.
-// stated, when not nil, is called once every listed file was lstat'ed,
-// with what was seen (statsOf), before the files are read.
+// stated, when not nil, is called once every listed file was lstat'ed
+// (or, with no cache file, read), with what was seen (statsOf).
 func load(src Source, idx *Index, stated func(known func(path string) (skills.Stamp, bool))) *World {
 	res := skills.NewResolver()
 	n := len(idx.list)
@@ -104,14 +104,24 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
 	// First every file's lstat (the links resolved), which the start-up
-	// cache is keyed by, while the cache file is read.
+	// cache is keyed by, while the cache file is read. With no cache
+	// file there is nothing to look up: each file's stamp is taken as it
+	// is read, from the open file (skills.ReadSkillStat).
+	file := cacheFile(idx.list)
+	fresh := file == ""
+	if !fresh {
+		_, err := os.Lstat(file)
+		fresh = err != nil
+	}
 	opened := make(chan *skillCache, 1)
-	go func() { opened <- openCache(idx.list) }()
-	parallel(n, workers, func(i int) {
-		reals[i], fis[i], errs[i] = res.Lstat(idx.list[i].Path)
-	})
-	if stated != nil {
-		stated(statsOf(idx.list, reals, fis))
+	go func() { opened <- openCache(idx.list, file) }()
+	if !fresh {
+		parallel(n, workers, func(i int) {
+			reals[i], fis[i], errs[i] = res.Lstat(idx.list[i].Path)
+		})
+		if stated != nil {
+			stated(statsOf(idx.list, reals, fis))
+		}
 	}
 	cache := <-opened
 	namesSum := namesHash(names)
@@ -126,19 +136,29 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 		defer forks.Put(st)
 		hs := idx.list[i]
 		key, keyed := statKey{}, false
-		if errs[i] == nil {
-			key, keyed = keyOf(fis[i])
-		}
 		var s skills.Skill
 		e := (*cacheEntry)(nil)
-		if keyed && cacheUsable(res, hs.Path, reals[i], fis[i]) {
-			e = cache.lookup(hs, reals[i], key)
+		if fresh {
+			p, real, fi, err := skills.ReadSkillStat(res, hs.Path)
+			reals[i], fis[i], errs[i] = real, fi, err
+			if err != nil {
+				return
+			}
+			s = *p
+			key, keyed = keyOf(fi)
+		} else if errs[i] == nil {
+			key, keyed = keyOf(fis[i])
+			if keyed && cacheUsable(res, hs.Path, reals[i], fis[i]) {
+				e = cache.lookup(hs, reals[i], key)
+			}
 		}
-		if e != nil {
+		switch {
+		case fresh:
+		case e != nil:
 			hits.Add(1)
 			cacheHits.Add(1)
 			s = e.skill
-		} else {
+		default:
 			p, _, err := skills.ReadSkillWith(res, hs.Path)
 			if err != nil {
 				errs[i] = err
@@ -166,6 +186,9 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 			entries[i] = &cacheEntry{key: key, path: hs.Path, real: reals[i], name: hs.Name, skill: raw, refs: refs[i]}
 		}
 	})
+	if fresh && stated != nil {
+		stated(statsOf(idx.list, reals, fis))
+	}
 	var save func()
 	if cache.file != "" {
 		kept := entries[:0]

@@ -3,6 +3,7 @@ package skills
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -35,19 +36,45 @@ func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
 		return nil, "", fmt.Errorf("%s %w (%s)", path, ErrOutside, realFile)
 	}
 	data, err := readRegular(realFile, MaxFileSize)
-	if errors.Is(err, errTooLarge) {
-		return nil, "", fmt.Errorf("%s is over the %d-byte limit for a skill file", path, MaxFileSize)
-	}
+	p, err := parseRead(path, data, err)
 	if err != nil {
 		return nil, "", err
+	}
+	return p, realDir, nil
+}
+
+// parseRead parses the skill file at path, read into data of its own
+// (with err, the read's error), as the skill tool takes it.
+func parseRead(path string, data []byte, err error) (*Skill, error) {
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s is over the %d-byte limit for a skill file", path, MaxFileSize)
+	}
+	if err != nil {
+		return nil, err
 	}
 	p, diags := parse(path, data, true)
 	for _, d := range diags {
 		if d.Severity == Error {
-			return nil, "", fmt.Errorf("%s: %s", path, d.Message)
+			return nil, fmt.Errorf("%s: %s", path, d.Message)
 		}
 	}
-	return p, realDir, nil
+	return p, nil
+}
+
+// ReadSkillStat is ReadSkillWith for a file the caller has not lstat'ed:
+// it also returns the file's real path and what lstat says of that (fi),
+// whenever the file was found, even when reading or parsing it failed.
+// Where it can (a file that is no link, in a folder r resolves), it
+// takes both from the open file, without an lstat.
+func ReadSkillStat(r *Resolver, path string) (s *Skill, real string, fi os.FileInfo, err error) {
+	if s, real, fi, ok, err := readSkillOpen(r, path); ok {
+		return s, real, fi, err
+	}
+	if real, fi, err = r.Lstat(path); err != nil {
+		return nil, "", nil, err
+	}
+	s, _, err = readSkill(r, path)
+	return s, real, fi, err
 }
 
 // Within reports whether path lies in dir or is dir (both absolute and

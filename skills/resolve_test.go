@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -146,4 +148,97 @@ func TestResolverLstat(t *testing.T) {
 	if _, _, err := r.Lstat(filepath.Join(dir, "b", "missing.md")); err == nil {
 		t.Error("Lstat of a missing file: no error")
 	}
+}
+
+// TestReadSkillStat: ReadSkillStat reads a skill as ReadSkillWith does
+// and says of its file what Lstat says of it, whether it takes that from
+// the open file (a plain file, in a plain or a linked folder) or falls
+// back to Lstat (a linked file, one that leaves its folder, a named pipe,
+// a missing file).
+func TestReadSkillStat(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, body string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(dir, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	skill := "---\nname: a\ndescription: does a\n---\n# A\nbody\n"
+	write("a/SKILL.md", skill)
+	write("a/OTHER.md", skill)
+	write("outside/SKILL.md", skill)
+	link("a", "b")                // a linked folder
+	link("OTHER.md", "a/LINK.md") // a linked file in its folder
+	if err := os.MkdirAll(filepath.Join(dir, "c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link("../outside/SKILL.md", "c/SKILL.md") // leaves its folder
+	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "p", "SKILL.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path    string
+		readErr bool // found, but not read
+		missing bool
+	}{
+		{path: "a/SKILL.md"},
+		{path: "b/SKILL.md"},
+		{path: "b/LINK.md"},
+		{path: "c/SKILL.md", readErr: true},
+		{path: "p/SKILL.md", readErr: true},
+		{path: "a/missing.md", missing: true},
+	} {
+		p := filepath.Join(dir, c.path)
+		r := NewResolver()
+		s, real, fi, err := ReadSkillStat(r, p)
+		wantReal, wantFI, lerr := NewResolver().Lstat(p)
+		if c.missing {
+			if err == nil || lerr == nil || fi != nil {
+				t.Errorf("%s: err %v, fi %v; want an error and no file", c.path, err, fi)
+			}
+			continue
+		}
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		if real != wantReal || fi == nil || fi.Size() != wantFI.Size() || fi.Mode() != wantFI.Mode() || !fi.ModTime().Equal(wantFI.ModTime()) || !sameInode(fi, wantFI) {
+			t.Errorf("%s: real %q, %v; want %q, %v", c.path, real, fi, wantReal, wantFI)
+		}
+		if c.readErr {
+			if err == nil || s != nil {
+				t.Errorf("%s: read with no error", c.path)
+			}
+			continue
+		}
+		want, _, werr := ReadSkillWith(NewResolver(), p)
+		if err != nil || werr != nil || s.Name != want.Name || s.Body != want.Body {
+			t.Errorf("%s: %v, %v (ReadSkillWith: %v, %v)", c.path, s, err, want, werr)
+		}
+		// On Linux a file that is no link is read without an lstat.
+		if _, _, _, opened, _ := readSkillOpen(NewResolver(), p); opened != (runtime.GOOS == "linux" && c.path != "b/LINK.md") {
+			t.Errorf("%s: read from the open file: %v", c.path, opened)
+		}
+		// The path is remembered as Lstat remembers it.
+		if got, err := r.EvalSymlinks(p); err != nil || got != real {
+			t.Errorf("%s: EvalSymlinks after = %q, %v; want %q", c.path, got, err, real)
+		}
+	}
+}
+
+func sameInode(a, b os.FileInfo) bool {
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }

@@ -16,6 +16,12 @@ import (
 // for its probe (one open, one fstat per skill folder), Open for
 // everything else.
 func OpenFD(path string, noFollow bool) (fd int, size int64, err error) {
+	fd, st, err := OpenStat(path, noFollow)
+	return fd, st.Size, err
+}
+
+// OpenStat is OpenFD returning what fstat says of the open file.
+func OpenStat(path string, noFollow bool) (fd int, st syscall.Stat_t, err error) {
 	flags := syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
 	if noFollow {
 		flags |= syscall.O_NOFOLLOW
@@ -27,18 +33,17 @@ func OpenFD(path string, noFollow bool) (fd int, size int64, err error) {
 		}
 	}
 	if err != nil {
-		return -1, 0, &os.PathError{Op: "open", Path: path, Err: err}
+		return -1, st, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
-		return -1, 0, &os.PathError{Op: "fstat", Path: path, Err: err}
+		return -1, st, &os.PathError{Op: "fstat", Path: path, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return -1, 0, &NotRegularError{Path: path, Mode: typeOf(uint32(st.Mode))}
+		return -1, st, &NotRegularError{Path: path, Mode: typeOf(uint32(st.Mode))}
 	}
-	return fd, st.Size, nil
+	return fd, st, nil
 }
 
 func open(path string) (*os.File, error) {
