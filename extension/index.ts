@@ -376,6 +376,7 @@ export default function skillLifecycle(pi: Pi) {
 		unchangedFrom = undefined;
 		if (quiet && be && asked && was && was.be === be && was.edits === be.version && was.held === heldVersion && was.generation === side.generation) {
 			unchangedFrom = was;
+			debugLog("before_request: quiet over what the last answer left unchanged; Pi's list goes as it is");
 			return;
 		}
 		if (!be || !asked) {
