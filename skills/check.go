@@ -124,7 +124,7 @@ func Check(path string, mode Mode) []Result {
 	var results []Result
 	byName := map[string]string{}
 	for _, it := range w.items {
-		it.load(mode)
+		it.load(mode, nil)
 		if it.path == "" || it.s == nil {
 			// a walk problem or an unreadable file: invalid
 			var ds []Diagnostic

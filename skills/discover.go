@@ -218,13 +218,14 @@ func Discover(opts Options) *Catalog {
 	// it; the channel's buffer bounds the open files. Results keep the
 	// walk's order.
 	ch := make(chan *item, 64)
+	buf := new(slab)
 	var wg sync.WaitGroup
 	for i := 0; i < runtime.GOMAXPROCS(0); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for it := range ch {
-				it.load(opts.Mode)
+				it.load(opts.Mode, buf)
 			}
 		}()
 	}
@@ -256,15 +257,16 @@ type item struct {
 	ok                 bool
 }
 
-// load reads, parses and validates the item's file.
-func (it *item) load(mode Mode) {
+// load reads, parses and validates the item's file (into a buffer from
+// buf).
+func (it *item) load(mode Mode, buf *slab) {
 	if it.path == "" {
 		return // a walk diagnostic only
 	}
 	var data []byte
 	var err error
 	if it.hasH {
-		data, err = it.h.readAll(MaxFileSize)
+		data, err = it.h.readAll(MaxFileSize, buf)
 	} else {
 		data, err = readLimited(it.path, MaxFileSize)
 	}

@@ -10,12 +10,12 @@ type handle struct{}
 
 func openRegular(string) (handle, bool) { return handle{}, false }
 
-func (handle) readAll(int64) ([]byte, error) {
+func (handle) readAll(int64, *slab) ([]byte, error) {
 	return nil, errors.New("not supported")
 }
 
 func (handle) close() {}
 
-func readRegular(path string, limit int64) ([]byte, error) {
+func readRegular(path string, limit int64, _ *slab) ([]byte, error) {
 	return readLimited(path, limit)
 }

@@ -27,18 +27,18 @@ func openRegular(path string) (h handle, ok bool) {
 	return handle{fd: fd, size: size}, true
 }
 
-// readAll reads the file to its end and closes it, failing with
-// errTooLarge past limit bytes.
-func (h handle) readAll(limit int64) ([]byte, error) {
+// readAll reads the file to its end into a buffer from buf and closes
+// it, failing with errTooLarge past limit bytes.
+func (h handle) readAll(limit int64, buf *slab) ([]byte, error) {
 	defer syscall.Close(h.fd)
 	if h.size > limit {
 		return nil, errTooLarge
 	}
 	// One spare byte shows a file that grew.
-	buf := make([]byte, h.size+1)
+	b := buf.alloc(int(h.size) + 1)
 	n := 0
 	for {
-		m, err := syscall.Read(h.fd, buf[n:])
+		m, err := syscall.Read(h.fd, b[n:])
 		if err == syscall.EINTR {
 			continue
 		}
@@ -49,10 +49,10 @@ func (h handle) readAll(limit int64) ([]byte, error) {
 		if int64(n) > limit {
 			return nil, errTooLarge
 		}
-		if m == 0 || n < len(buf) {
-			return buf[:n], nil // a short read of a regular file is its end
+		if m == 0 || n < len(b) {
+			return b[:n], nil // a short read of a regular file is its end
 		}
-		buf = append(buf, make([]byte, 4096)...)
+		b = append(b, make([]byte, 4096)...) // a new array: b's capacity is its length
 	}
 }
 
@@ -61,10 +61,10 @@ func (h handle) close() { syscall.Close(h.fd) }
 // readRegular reads the regular file at path (not a symbolic link: the
 // caller resolved it) up to limit bytes, on a raw descriptor: one open,
 // one fstat and one read, where os.File costs twice as many calls.
-func readRegular(path string, limit int64) ([]byte, error) {
+func readRegular(path string, limit int64, buf *slab) ([]byte, error) {
 	fd, size, err := regfile.OpenFD(path, true)
 	if err != nil {
 		return nil, err
 	}
-	return handle{fd: fd, size: size}.readAll(limit)
+	return handle{fd: fd, size: size}.readAll(limit, buf)
 }

@@ -21,8 +21,8 @@ var ErrOutside = errors.New("resolves outside the skill's folder")
 func ReadSkill(path string) (s *Skill, baseDir string, err error) { return readSkill(nil, path) }
 
 // readSkill is ReadSkill resolving links with r (nil: none remembered).
-// The file is read into a buffer of its own, which the Skill's body and
-// headings then share.
+// The file is read into a buffer of its own (from r's blocks), which the
+// Skill's body and headings then share.
 func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
 	realDir, err := r.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
@@ -35,7 +35,7 @@ func readSkill(r *Resolver, path string) (s *Skill, baseDir string, err error) {
 	if !Within(realDir, realFile) {
 		return nil, "", fmt.Errorf("%s %w (%s)", path, ErrOutside, realFile)
 	}
-	data, err := readRegular(realFile, MaxFileSize)
+	data, err := readRegular(realFile, MaxFileSize, r.slab())
 	p, err := parseRead(path, data, err)
 	if err != nil {
 		return nil, "", err

@@ -37,7 +37,7 @@ func readSkillOpen(r *Resolver, path string) (s *Skill, real string, fi os.FileI
 	r.dirs[path] = real
 	r.mu.Unlock()
 	fi = &statInfo{name: base, st: st}
-	data, err := handle{fd: fd, size: st.Size}.readAll(MaxFileSize)
+	data, err := handle{fd: fd, size: st.Size}.readAll(MaxFileSize, r.slab())
 	s, err = parseRead(path, data, err)
 	return s, real, fi, true, err
 }

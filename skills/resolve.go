@@ -14,14 +14,24 @@ import (
 // absolute and clean is handed to filepath.EvalSymlinks whole, since ".."
 // after a link must follow the link. The paths it remembers are those of
 // the moment they were first resolved: a Resolver is for one pass over a
-// catalogue (a world build), not kept. It is safe for concurrent use.
+// catalogue (a world build), not kept; the files read through it share
+// large buffers (slab). It is safe for concurrent use.
 type Resolver struct {
 	mu   sync.Mutex
 	dirs map[string]string // clean absolute path -> resolved
+	buf  *slab
 }
 
 // NewResolver returns an empty Resolver.
-func NewResolver() *Resolver { return &Resolver{dirs: map[string]string{}} }
+func NewResolver() *Resolver { return &Resolver{dirs: map[string]string{}, buf: new(slab)} }
+
+// slab is r's buffers (nil for a nil r: a buffer for each file).
+func (r *Resolver) slab() *slab {
+	if r == nil {
+		return nil
+	}
+	return r.buf
+}
 
 // EvalSymlinks is filepath.EvalSymlinks(p), for p in a remembered folder
 // at the cost of one lstat, and for a remembered p at none.

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package skills
+
+func adviseHuge([]byte) {}
