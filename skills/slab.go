@@ -7,11 +7,11 @@ import "sync"
 // A buffer of its own for each file costs a page fault for every page of
 // every body, since the bodies are kept; blocks of slabHuge bytes or more
 // are advised for huge pages (adviseHuge), which the kernel backs with a
-// few faults (docs/benchmarks.md, "Large catalogues"). A buffer is handed
-// out once and never written again by the slab, so the strings that share
-// it (a Skill's body and headings) stay as read. The first slabAfter
-// buffers, all of a small catalogue, and those of the nil *slab are
-// allocated each on its own. It is safe for concurrent use.
+// few faults (docs/benchmarks.md, "Large catalogues (issue 30)"). A
+// buffer is handed out once and never written again by the slab, so the
+// strings that share it (a Skill's body and headings) stay as read. The
+// first slabAfter buffers, all of a small catalogue, and those of the nil
+// *slab are allocated each on its own. It is safe for concurrent use.
 type slab struct {
 	mu   sync.Mutex
 	free []byte
