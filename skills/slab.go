@@ -1,12 +1,16 @@
 package skills
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
+)
 
 // slab hands out the buffers that the files of one pass over a catalogue
 // (a Resolver's, or Discover's) are read into, carved from large blocks.
 // A buffer of its own for each file costs a page fault for every page of
 // every body, since the bodies are kept; blocks of slabHuge bytes or more
-// are advised for huge pages (adviseHuge), which the kernel backs with a
+// are advised for huge pages (regfile.AdviseHuge), which the kernel backs with a
 // few faults (docs/benchmarks.md, "Large catalogues (issue 30)"). A
 // buffer is handed out once and never written again by the slab, so the
 // strings that share it (a Skill's body and headings) stay as read. The
@@ -42,7 +46,7 @@ func (s *slab) alloc(n int) []byte {
 		s.next = min(2*size, slabMax)
 		s.free = make([]byte, size)
 		if size >= slabHuge {
-			adviseHuge(s.free)
+			regfile.AdviseHuge(s.free)
 		}
 	}
 	b := s.free[:n:n]

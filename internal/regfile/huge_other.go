@@ -1,0 +1,6 @@
+//go:build !linux
+
+package regfile
+
+// AdviseHuge does nothing here: huge pages are advised on Linux only.
+func AdviseHuge([]byte) {}

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package skills
-
-func adviseHuge([]byte) {}
