@@ -22,7 +22,7 @@
 // in hook mode, whatever was edited. A revert is one more edit with the
 // recorded content: Pi has no way to drop an edit.
 
-import { reattachBlocks, resultId, SKILL_BLOCK, textOf, type Where } from "./loads.ts";
+import { fingerprint, reattachBlocks, resultId, SKILL_BLOCK, textOf, type Where } from "./loads.ts";
 import { record, safe, type Block, type Context, type ContextEditDraft, type Entry, type Message, type Model } from "./pi.ts";
 import { REATTACH_TYPE } from "./wire.ts";
 
@@ -113,6 +113,8 @@ export class BranchEdits {
 	readonly edits = new Map<string, Content | null>();
 	/** How many context edits add has taken: the same count, the same edits. */
 	version = 0;
+	/** What unedit found in the last whole list it was given (undefined: none yet). */
+	seen?: Seen;
 
 	constructor(branch: Entry[]) {
 		this.add(branch);
@@ -193,26 +195,59 @@ export class BranchEdits {
 	}
 }
 
+/**
+ * Seen is where unedit found edited messages in the last whole list: a
+ * later list of the same edits (version) that appends to it (the same
+ * first and last message, as the deltas to the sidecar are proven) has
+ * them at the same places, and only its new messages are looked at.
+ */
+interface Seen {
+	version: number;
+	length: number;
+	first: string;
+	last: string;
+	edited: number[];
+}
+
 // unedit returns messages with the content recorded in the session put
 // back for every message that an edit replaced, or messages itself when
 // there is none. keep, when given, limits it to those message indices
-// (and only they are looked at).
+// (and only they are looked at). Given the whole list, it looks again
+// only at the messages appended since the last list of the same branch
+// and edits (be.seen): the walk over every message grew with the session
+// (43 µs a request at 2,000 messages).
 export function unedit(messages: Message[], be: BranchEdits, keep?: Set<number>): Message[] {
 	if (be.edits.size === 0) return messages;
 	let out: Message[] | undefined;
-	const put = (i: number) => {
+	// put puts back message i's content if an edit replaced it, and says
+	// whether its entry is edited (not omitted: then it is not here).
+	const put = (i: number): boolean => {
 		const m = messages[i];
 		const t = be.target(m);
-		if (!t || !be.edits.get(t.id)) return; // not edited, or omitted (then not here)
-		if (same(m.content, t.raw)) return;
+		if (!t || !be.edits.get(t.id)) return false;
+		if (same(m.content, t.raw)) return true;
 		out ??= messages.slice();
 		out[i] = { ...m, content: t.raw };
+		return true;
 	};
 	if (keep) {
 		for (const i of keep) if (i >= 0 && i < messages.length) put(i);
-	} else {
-		for (let i = 0; i < messages.length; i++) put(i);
+		return out ?? messages;
 	}
+	const n = messages.length;
+	const s = be.seen;
+	let from = 0;
+	const edited: number[] = [];
+	if (s && s.version === be.version && s.length > 0 && n >= s.length && fingerprint(messages[0]) === s.first && fingerprint(messages[s.length - 1]) === s.last) {
+		// A message not edited then is not now: its edit would have
+		// changed the version. One edited then is looked at again (an
+		// entry appended since may share its key, and then none is
+		// edited).
+		for (const i of s.edited) if (put(i)) edited.push(i);
+		from = s.length;
+	}
+	for (let i = from; i < n; i++) if (put(i)) edited.push(i);
+	be.seen = { version: be.version, length: n, first: fingerprint(messages[0]), last: fingerprint(messages[n - 1]), edited };
 	return out ?? messages;
 }
 
