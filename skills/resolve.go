@@ -17,9 +17,10 @@ import (
 // catalogue (a world build), not kept; the files read through it share
 // large buffers (slab). It is safe for concurrent use.
 type Resolver struct {
-	mu   sync.Mutex
-	dirs map[string]string // clean absolute path -> resolved
-	buf  *slab
+	mu    sync.Mutex
+	dirs  map[string]string // clean absolute path -> resolved
+	buf   *slab
+	loops map[string]int // catalogue folder -> paths through a link met (Linux)
 }
 
 // NewResolver returns an empty Resolver.

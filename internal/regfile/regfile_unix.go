@@ -35,6 +35,13 @@ func OpenStat(path string, noFollow bool) (fd int, st syscall.Stat_t, err error)
 	if err != nil {
 		return -1, st, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	return statOpen(fd, path)
+}
+
+// statOpen is what fstat says of fd, opened at path, when it is a
+// regular file; otherwise it closes fd.
+func statOpen(fd int, path string) (int, syscall.Stat_t, error) {
+	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
 		return -1, st, &os.PathError{Op: "fstat", Path: path, Err: err}
