@@ -236,9 +236,10 @@ export function unedit(messages: Message[], be: BranchEdits, keep?: Set<number>)
 	}
 	const n = messages.length;
 	const s = be.seen;
+	const first = fingerprint(messages[0]);
 	let from = 0;
 	const edited: number[] = [];
-	if (s && s.version === be.version && s.length > 0 && n >= s.length && fingerprint(messages[0]) === s.first && fingerprint(messages[s.length - 1]) === s.last) {
+	if (s && s.version === be.version && s.length > 0 && n >= s.length && first === s.first && fingerprint(messages[s.length - 1]) === s.last) {
 		// A message not edited then is not now: its edit would have
 		// changed the version. One edited then is looked at again (an
 		// entry appended since may share its key, and then none is
@@ -247,7 +248,7 @@ export function unedit(messages: Message[], be: BranchEdits, keep?: Set<number>)
 		from = s.length;
 	}
 	for (let i = from; i < n; i++) if (put(i)) edited.push(i);
-	be.seen = { version: be.version, length: n, first: fingerprint(messages[0]), last: fingerprint(messages[n - 1]), edited };
+	be.seen = { version: be.version, length: n, first, last: fingerprint(messages[n - 1]), edited };
 	return out ?? messages;
 }
 

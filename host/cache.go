@@ -187,11 +187,9 @@ func readCacheFile(path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	data := make([]byte, 0, fi.Size()+1)
-	if fi.Size() >= 4<<20 {
-		// Kept whole (the entries' strings are its): at 100,000 skills
-		// 600 MB, a page fault every 4 KiB without huge pages.
-		regfile.AdviseHuge(data[:cap(data)])
-	}
+	// Kept whole (the entries' strings are its): at 100,000 skills
+	// 600 MB, a page fault every 4 KiB without huge pages.
+	regfile.AdviseHuge(data[:cap(data)])
 	data, err = readAllInto(f, data, limit)
 	if err != nil {
 		return nil, err

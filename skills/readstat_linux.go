@@ -66,9 +66,6 @@ func (r *Resolver) openNoLinks(path, dir string) (int, syscall.Stat_t, error) {
 	fd, st, err := regfile.OpenStatNoLinks(path)
 	if errors.Is(err, syscall.ELOOP) {
 		r.mu.Lock()
-		if r.loops == nil {
-			r.loops = map[string]int{}
-		}
 		r.loops[root]++
 		r.mu.Unlock()
 	}

@@ -24,7 +24,9 @@ type Resolver struct {
 }
 
 // NewResolver returns an empty Resolver.
-func NewResolver() *Resolver { return &Resolver{dirs: map[string]string{}, buf: new(slab)} }
+func NewResolver() *Resolver {
+	return &Resolver{dirs: map[string]string{}, buf: new(slab), loops: map[string]int{}}
+}
 
 // slab is r's buffers (nil for a nil r: a buffer for each file).
 func (r *Resolver) slab() *slab {

@@ -40,25 +40,18 @@ func OpenStatNoLinks(path string) (fd int, st syscall.Stat_t, err error) {
 	if err != nil {
 		return -1, st, &os.PathError{Op: "openat2", Path: path, Err: err}
 	}
-	how := openHow{
-		flags:   uint64(syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC | syscall.O_NOFOLLOW),
-		resolve: resolveNoSymlinks | resolveNoMagiclink,
-	}
+	how := openHow{flags: readFlags | syscall.O_NOFOLLOW, resolve: resolveNoSymlinks | resolveNoMagiclink}
 	cwd := atFDCWD // a variable: the constant does not convert to uintptr
-	for {
-		r, _, e := syscall.Syscall6(sysOpenat2, uintptr(cwd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
-		switch e {
-		case 0:
-			fd = int(r)
-		case syscall.EINTR:
-			continue
-		case syscall.ENOSYS, syscall.EPERM, syscall.E2BIG, syscall.EINVAL:
-			noOpenat2.Store(true)
-			return -1, st, ErrNoOpenat2
-		default:
-			return -1, st, &os.PathError{Op: "openat2", Path: path, Err: e}
-		}
-		break
+	r, e := uintptr(0), syscall.EINTR
+	for e == syscall.EINTR {
+		r, _, e = syscall.Syscall6(sysOpenat2, uintptr(cwd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 	}
-	return statOpen(fd, path)
+	switch e {
+	case 0:
+		return statOpen(int(r), path)
+	case syscall.ENOSYS, syscall.EPERM, syscall.E2BIG, syscall.EINVAL:
+		noOpenat2.Store(true)
+		return -1, st, ErrNoOpenat2
+	}
+	return -1, st, &os.PathError{Op: "openat2", Path: path, Err: e}
 }

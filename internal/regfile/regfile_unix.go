@@ -22,7 +22,7 @@ func OpenFD(path string, noFollow bool) (fd int, size int64, err error) {
 
 // OpenStat is OpenFD returning what fstat says of the open file.
 func OpenStat(path string, noFollow bool) (fd int, st syscall.Stat_t, err error) {
-	flags := syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
+	flags := readFlags
 	if noFollow {
 		flags |= syscall.O_NOFOLLOW
 	}
@@ -37,6 +37,10 @@ func OpenStat(path string, noFollow bool) (fd int, st syscall.Stat_t, err error)
 	}
 	return statOpen(fd, path)
 }
+
+// readFlags open a file for reading without blocking or taking a
+// terminal, and close it on exec.
+const readFlags = syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
 
 // statOpen is what fstat says of fd, opened at path, when it is a
 // regular file; otherwise it closes fd.
