@@ -20,10 +20,15 @@ import (
 // ranks with their new descriptions and headings and the skill tool
 // delivers their new text; the listing in the system prompt waits for
 // skills/update or a new session (docs/protocol.md, user_prompt). The
-// user is told once per distinct change.
+// user is told once per distinct change. A prompt waits at most
+// watchWait for the stat walk (about 9 µs a skill): in a larger catalogue
+// the walk goes on beside the session and a later prompt acts on it, so a
+// prompt's answer does not grow with the catalogue (at 100,000 skills the
+// walk takes about a second, past the bridge's timeout).
 const (
 	watchInterval = 2 * time.Second
 	watchQuiet    = 300 * time.Millisecond
+	watchWait     = 200 * time.Millisecond
 )
 
 // skillWatch is the server's re-index state.
@@ -32,6 +37,45 @@ type skillWatch struct {
 	deb   skills.Debounce
 	base  skills.Snapshot // at initialize, or the last skills/update
 	told  string          // the last change reported, "" for none
+	scan  *watchScan      // the walk under way, nil: none
+	// take is the walk (nil: skills.TakeSnapshot).
+	take func([]skills.Root, []string) skills.Snapshot
+}
+
+// watchScan is a snapshot taken beside the session: done is closed when
+// snap is, and at is then the time on the clock of the check that started
+// it.
+type watchScan struct {
+	done chan struct{}
+	snap skills.Snapshot
+	at   time.Time
+}
+
+// startScan starts a snapshot of the roots and paths at now.
+func (w *skillWatch) startScan(now time.Time, paths []string) *watchScan {
+	sc := &watchScan{done: make(chan struct{})}
+	roots, take, t0 := w.roots, w.take, time.Now()
+	if take == nil {
+		take = skills.TakeSnapshot
+	}
+	go func() {
+		sc.snap = take(roots, paths)
+		sc.at = now.Add(time.Since(t0))
+		close(sc.done)
+	}()
+	return sc
+}
+
+// within reports whether done is closed within d.
+func within(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // watchRoots lists the folders to scan for added skills: the ones Pi scans
@@ -87,18 +131,27 @@ func newSkillWatch(p Source, list []HostSkill, known func(string) (skills.Stamp,
 func (w *skillWatch) rebase(list []HostSkill) {
 	w.base = skills.TakeSnapshot(w.roots, hostPaths(list))
 	w.told = ""
+	w.scan = nil // of the old list
 }
 
 // check reports the file changes since the base when a check is due (the
-// debounce allows it), the changed files have settled, and the change
+// debounce allows it), its walk is done (within watchWait, or started by
+// an earlier check), the changed files have settled, and the change
 // differs from the last one reported; ok is false otherwise.
 func (w *skillWatch) check(now time.Time, list []HostSkill) (skills.FileChanges, bool) {
-	if !w.deb.Ready(now) {
+	if w.scan == nil {
+		if !w.deb.Ready(now) {
+			return skills.FileChanges{}, false
+		}
+		w.scan = w.startScan(now, hostPaths(list))
+	}
+	if !within(w.scan.done, watchWait) {
 		return skills.FileChanges{}, false
 	}
-	snap := skills.TakeSnapshot(w.roots, hostPaths(list))
+	snap, at := w.scan.snap, w.scan.at
+	w.scan = nil
 	ch := w.base.Diff(snap)
-	if len(snap.Unsettled(now, watchQuiet)) > 0 {
+	if len(snap.Unsettled(at, watchQuiet)) > 0 {
 		// Still being written: look again at the next prompt.
 		w.deb = skills.Debounce{Interval: watchInterval}
 		return skills.FileChanges{}, false
@@ -167,7 +220,7 @@ func changeMessage(sc skills.SkillChanges) string {
 // the system prompt stays until the host reloads. The user is told what
 // changed, and any problem of the new world not reported before.
 func (s *Session) reindex(now time.Time) {
-	watch := s.skillWatch()
+	watch := s.readyWatch()
 	if watch == nil {
 		return
 	}

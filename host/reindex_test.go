@@ -3,6 +3,7 @@ package host
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +266,54 @@ func TestWatchAfterReading(t *testing.T) {
 	// gamma as it is.
 	if _, ok := newSkillWatch(src, list, known, time.Time{}).base.Files[g.Path]; !ok {
 		t.Error("gamma left out of a snapshot not taken after the reading")
+	}
+}
+
+// TestSkillWatchSlowWalk: a walk that outlasts watchWait (a catalogue of
+// 100,000 skills takes about a second) does not hold the prompt: the check
+// returns, the walk goes on, and a later check acts on what it found,
+// with the files' settling judged at the walk's end.
+func TestSkillWatchSlowWalk(t *testing.T) {
+	agent := t.TempDir()
+	root := filepath.Join(agent, "skills")
+	a := writeTestSkill(t, root, "alpha", "A body\n")
+	list := []HostSkill{a}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(a.Path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	w := newSkillWatch(Source{Cwd: t.TempDir(), AgentDir: agent}, list, nil, time.Time{})
+	release := make(chan struct{})
+	walks := 0
+	w.take = func(roots []skills.Root, paths []string) skills.Snapshot {
+		walks++
+		<-release
+		return skills.TakeSnapshot(roots, paths)
+	}
+	if err := os.WriteFile(a.Path, []byte("---\nname: alpha\ndescription: alpha things\n---\nA body, edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(a.Path, old.Add(time.Minute), old.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	t0 := time.Now()
+	if _, ok := w.check(now, list); ok {
+		t.Fatal("a change reported before the walk ended")
+	}
+	if d := time.Since(t0); d > 10*watchWait {
+		t.Errorf("the check waited %v for a walk that does not end", d)
+	}
+	// Not due again, the walk still under way: nothing, no second walk.
+	if _, ok := w.check(now.Add(time.Second), list); ok {
+		t.Fatal("a change reported before the walk ended")
+	}
+	close(release)
+	ch, ok := w.check(now.Add(2*time.Second), list)
+	if !ok || !slices.Equal(ch.Changed, []string{a.Path}) {
+		t.Fatalf("after the walk: %+v, %v; want alpha changed", ch, ok)
+	}
+	if walks != 1 {
+		t.Errorf("%d walks, want 1", walks)
 	}
 }

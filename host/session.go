@@ -177,6 +177,22 @@ func (s *Session) skillWatch() *skillWatch {
 	return s.watch
 }
 
+// readyWatch is skillWatch, or nil when the first snapshot is not taken
+// within watchWait (a large catalogue, a prompt soon after initialize).
+func (s *Session) readyWatch() *skillWatch {
+	if s.watchc != nil {
+		t := time.NewTimer(watchWait)
+		defer t.Stop()
+		select {
+		case s.watch = <-s.watchc:
+			s.watchc = nil
+		case <-t.C:
+			return nil
+		}
+	}
+	return s.watch
+}
+
 // Engine is the session's engine, for queries.
 func (s *Session) Engine() *lifecycle.Engine { return s.eng }
 
