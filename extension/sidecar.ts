@@ -40,12 +40,28 @@ function timeoutMs(): number {
 	return timeout;
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+// withTimeout is p, or an error after ms. A background timer does not keep
+// Pi alive (print mode ends when its event loop drains).
+function withTimeout<T>(p: Promise<T>, ms: number, what: string, background = false): Promise<T> {
 	let timer: NodeJS.Timeout | undefined;
 	const t = new Promise<T>((_, reject) => {
 		timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+		if (background) timer.unref();
 	});
 	return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+// startWaitMs is how long an event waits for the sidecar to start; a start
+// that takes longer (a first start on a catalogue of many thousands of
+// skills, with no start-up cache yet) goes on in the background.
+function startWaitMs(): number {
+	return Math.max(3000, 2 * timeoutMs());
+}
+
+// startLimitMs is how long a start may take before the sidecar is taken
+// for hung and killed: a minute, or a millisecond per skill when longer.
+function startLimitMs(skills: number): number {
+	return Math.max(60_000, skills, startWaitMs());
 }
 
 /** asLevel is a notification's or a command's level, as Pi's notify takes it. */
@@ -98,6 +114,7 @@ export class Sidecar {
 	private startFailures = 0;
 	private nextStartAt = 0;
 	private background = false; // the start in progress is not waited for
+	private stopped = new WeakSet<ChildProcess>(); // ended by stop, not failed
 	// The SKILL.md files the skill tool's fallback told the model to read
 	// (resolved paths): such a read is not blocked (once).
 	readable = new Set<string>();
@@ -150,7 +167,7 @@ export class Sidecar {
 		this.ctx = ctx;
 		if (this.disabled) return Promise.resolve(false);
 		if (this.up) return Promise.resolve(true);
-		if (this.starting) return this.background ? Promise.resolve(false) : this.starting;
+		if (this.starting) return this.background ? Promise.resolve(false) : this.waitStart(this.starting);
 		if (this.startFailures > 0) {
 			if (Date.now() < this.nextStartAt) return Promise.resolve(false);
 			this.background = true;
@@ -159,7 +176,24 @@ export class Sidecar {
 			this.starting = undefined;
 			this.background = false;
 		});
-		return this.background ? Promise.resolve(false) : this.starting;
+		return this.background ? Promise.resolve(false) : this.waitStart(this.starting);
+	}
+
+	// waitStart is the start in progress, waited for up to startWaitMs: a
+	// slower start is not killed (a restart would read the catalogue again,
+	// and never finish) but goes on in the background, nothing waits for it
+	// again, and the sidecar is taken up when it answers.
+	private waitStart(starting: Promise<boolean>): Promise<boolean> {
+		let timer: NodeJS.Timeout | undefined;
+		const late = new Promise<boolean>((res) => {
+			timer = setTimeout(() => {
+				this.background = true;
+				const secs = Math.round(startWaitMs() / 1000);
+				this.say(`skill-lifecycle: the sidecar is still starting after ${secs} s (${this.skills.length} skills); the session goes on without it until it answers.`, "info");
+				res(false);
+			}, startWaitMs());
+		});
+		return Promise.race([starting, late]).finally(() => clearTimeout(timer));
 	}
 
 	// backOff delays the next start after a failed one (or a second failure
@@ -286,10 +320,8 @@ export class Sidecar {
 				// which picks each model's promptCache lifetime.
 				cacheRetention: process.env.PI_CACHE_RETENTION === "long" ? "long" : "short",
 			};
-			const res = await Promise.race([
-				withTimeout(send(conn, "initialize", params), Math.max(3000, 2 * timeoutMs()), "initialize"),
-				spawnError,
-			]);
+			const res = await Promise.race([withTimeout(send(conn, "initialize", params), startLimitMs(this.skills.length), "initialize", true), spawnError]);
+			if (this.proc !== proc) return false; // stopped while it started
 			this.init = res;
 			this.generation++;
 			this.quiet = false;
@@ -299,9 +331,10 @@ export class Sidecar {
 				this.shown.add(d);
 				this.say(`skill-lifecycle: ${d}`, "warning", ctx);
 			}
-			await this.restore(ctx);
+			await this.restore(this.ctx ?? ctx);
 			return true;
 		} catch (err) {
+			if (this.stopped.has(proc)) return false; // stopped while it started
 			const e = record(err);
 			const msg = e?.message ?? String(err);
 			if (e?.code === CODE_VERSION_MISMATCH) {
@@ -490,6 +523,8 @@ export class Sidecar {
 			}
 		}
 		this.up = false;
+		if (proc) this.stopped.add(proc);
+		this.proc = undefined;
 		setTimeout(() => {
 			try {
 				proc?.kill("SIGKILL");

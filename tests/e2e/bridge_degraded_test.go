@@ -101,8 +101,8 @@ func scenarioSkillToolFallback(t *testing.T, pi PiInstall) {
 }
 
 // TestBridgeHungBinary (issue 27, item 11): a binary that never answers.
-// After the first failed start the bridge backs off and starts it again
-// only in the background, so Pi's events do not wait for it: in a short
+// The first start is waited for 3 s, then goes on in the background (a
+// minute, then backed off), so Pi's events do not wait for it: in a short
 // session it is started at most twice (it was started, and waited for,
 // at every event until the budget of five a minute ran out).
 func TestBridgeHungBinary(t *testing.T) {

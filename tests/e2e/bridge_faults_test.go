@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // sidecarPIDs lists the running `skill-lifecycle serve` processes started
@@ -278,5 +280,78 @@ func TestBridgeSidecarHangs(t *testing.T) {
 	}
 	if n := strings.Count(res.Stderr, "skill-lifecycle:"); n != 1 || !strings.Contains(res.Stderr, "no answer within 400 ms") {
 		t.Errorf("the user was told %d times; stderr:\n%s", n, res.Stderr)
+	}
+}
+
+// TestBridgeSlowStart: the sidecar's first start takes longer than an
+// event waits for it (as a first start on a catalogue of many thousands of
+// skills does, with no start-up cache yet: a proxy holds the answer to
+// initialize for 5 s, past the 3 s wait). The session goes on without the
+// extension meanwhile (the first prompt is answered from Pi's own listing,
+// the SKILL.md read directly), the user is told once, and the slow
+// sidecar is not killed but taken up when it answers: the second prompt
+// runs with the skill tool on that same process, never a second start.
+// Before, the bridge killed it at the wait's end and started another, as
+// slow, in a loop.
+func TestBridgeSlowStart(t *testing.T) {
+	t.Parallel()
+	faults := NewFaults(t, "initialize:1:late")
+	script := func(r *Request) Reply {
+		switch {
+		case r.UserTurn == 1 && r.Step == 0:
+			// The first turn outlasts the held answer: it waits until the
+			// bridge, having taken the answer up, restores the session.
+			restored := filepath.Join(faults.Dir, "count-session_restore")
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if _, err := os.Stat(restored); err == nil {
+					break
+				}
+			}
+			time.Sleep(200 * time.Millisecond)
+			return Do(Call{Name: "read", Args: map[string]any{"path": ProjectSkillFile(r.SystemPrompt(), "tide-tables")}})
+		case r.UserTurn == 2 && r.Step == 0:
+			return load("bread-proofing")
+		}
+		return Say("Done.")
+	}
+	env, prov, _ := bridgeEnv(t, Pi16(t), script, "")
+	res := env.RunOK(t, RunOpts{Approve: true, Env: append(faults.Env(t), "SKILL_LIFECYCLE_TIMEOUT_MS=1500", "FAULT_DELAY=5s"), Prompts: []string{
+		"When is high tide tomorrow at the harbour?",
+		"How long should sourdough bread dough proof at room temperature before baking?",
+	}})
+	reqs := prov.Requests()
+	if got := faults.Injected(); !slices.Equal(got, []string{"initialize_1_late"}) {
+		t.Errorf("injected %v, want the first initialize held", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(faults.Dir, "count-initialize")); strings.TrimSpace(string(b)) != "1" {
+		t.Errorf("initialize was sent %q times, want once: the slow sidecar was killed and another started", b)
+	}
+	first := firstOfTurn(t, reqs, 1)
+	if slices.Contains(first.ToolNames(), "skill") {
+		t.Error("the first prompt offered the skill tool before the sidecar answered")
+	}
+	second := firstOfTurn(t, reqs, 2)
+	if !slices.Contains(second.ToolNames(), "skill") {
+		t.Errorf("the second prompt, after the sidecar answered, offers no skill tool (tools %v)", second.ToolNames())
+	}
+	last := reqs[len(reqs)-1]
+	if last.UserTurn != 2 || CountInMessages(last, "BREAD-BODY-5e18") != 1 {
+		t.Errorf("the skill tool did not bring the body of bread-proofing in the last request")
+	}
+	if !strings.Contains(res.Stderr, "still starting") || strings.Contains(res.Stderr, "did not start") {
+		t.Errorf("want one notice that the sidecar is still starting, no failure; stderr:\n%s", res.Stderr)
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", res.Stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(faults.Dir, "trace"))
+	pids := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			pids[f[0]] = true
+		}
+	}
+	if len(pids) != 1 {
+		t.Errorf("before_request went to %d sidecars, want the one that started slowly; trace:\n%s", len(pids), b)
 	}
 }
