@@ -9,7 +9,7 @@ import type { CommandSpec } from "./wire.ts";
 // (protocol.commandSpecs; protocol/commands_bridge_test.go keeps the two
 // the same).
 export const COMMANDS: CommandSpec[] = [
-	{ name: "skills-list", description: "List the skills with their role and whether their body is loaded, archived or pinned" },
+	{ name: "skills-list", description: "List the skills with their role and whether their body is loaded, archived or pinned; words given, those whose name or description holds them: /skills-list [words]" },
 	{ name: "skills-explain", description: "Rank the skills for a prompt and say which loaded bodies would stay or go: /skills-explain <prompt>" },
 	{ name: "skills-pin", description: "Keep a skill's body loaded whatever the topic: /skills-pin <name>" },
 	{ name: "skills-unpin", description: "Let a pinned skill's body be archived again: /skills-unpin <name>" },

@@ -1,8 +1,10 @@
 package host
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skill-lifecycle/skill-lifecycle/guard"
@@ -51,5 +53,49 @@ func TestFoldersResolved(t *testing.T) {
 				t.Errorf("%s: folder of %s = %+v (found %v), want dir %s resolved to %s", name, s.Name, f, ok, filepath.Dir(s.Path), want[s.Name])
 			}
 		}
+	}
+}
+
+// TestSkillsListBounded: past maxListed skills, /skills-list names the
+// skills with a tag first and says how many more there are; words
+// narrow it to the skills whose name or description holds them all.
+func TestSkillsListBounded(t *testing.T) {
+	root := t.TempDir()
+	var list []HostSkill
+	for i := range maxListed + 50 {
+		list = append(list, writeTestSkill(t, root, fmt.Sprintf("skill-%03d", i), "Body.\n"))
+	}
+	last := list[len(list)-1].Name
+	s, _, err := Open(InitializeParams{Cwd: root, Skills: list}, &recorder{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SkillLoad(SkillLoadParams{Name: last, CallID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Command(CommandParams{Name: "skills-pin", Args: last}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args string) []string {
+		t.Helper()
+		r, err := s.Command(CommandParams{Name: "skills-list", Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(r.Text, "\n")
+	}
+	got := run("")
+	if n := len(got); n != maxListed+2 {
+		t.Fatalf("%d lines, want a heading, %d skills and a line on the rest", n, maxListed)
+	}
+	if !strings.HasPrefix(got[1], "- "+last+" [pinned (user)") {
+		t.Errorf("the pinned skill, last in the host's order, is not named first: %q", got[1])
+	}
+	if want := "… and 50 more: /skills-list <words>"; !strings.HasPrefix(got[len(got)-1], want) {
+		t.Errorf("last line %q, want it to start %q", got[len(got)-1], want)
+	}
+	got = run("SKILL-01 things")
+	if len(got) != 11 || !strings.HasPrefix(got[0], "10 of 250 skills match") || !strings.HasPrefix(got[1], "- skill-010: ") {
+		t.Errorf("filtered list:\n%s", strings.Join(got, "\n"))
 	}
 }
