@@ -286,7 +286,7 @@ func TestBridgeSidecarHangs(t *testing.T) {
 // TestBridgeSlowStart: the sidecar's first start takes longer than an
 // event waits for it (as a first start on a catalogue of many thousands of
 // skills does, with no start-up cache yet: a proxy holds the answer to
-// initialize for 5 s, past the 3 s wait). The session goes on without the
+// initialize for 8 s, past the 3 s wait). The session goes on without the
 // extension meanwhile (the first prompt is answered from Pi's own listing,
 // the SKILL.md read directly), the user is told once, and the slow
 // sidecar is not killed but taken up when it answers: the second prompt
@@ -315,7 +315,7 @@ func TestBridgeSlowStart(t *testing.T) {
 		return Say("Done.")
 	}
 	env, prov, _ := bridgeEnv(t, Pi16(t), script, "")
-	res := env.RunOK(t, RunOpts{Approve: true, Env: append(faults.Env(t), "SKILL_LIFECYCLE_TIMEOUT_MS=1500", "FAULT_DELAY=5s"), Prompts: []string{
+	res := env.RunOK(t, RunOpts{Approve: true, Env: append(faults.Env(t), "SKILL_LIFECYCLE_TIMEOUT_MS=1500", "FAULT_DELAY=8s"), Prompts: []string{
 		"When is high tide tomorrow at the harbour?",
 		"How long should sourdough bread dough proof at room temperature before baking?",
 	}})
