@@ -66,15 +66,15 @@ func (w *skillWatch) startScan(now time.Time, paths []string) *watchScan {
 	return sc
 }
 
-// within reports whether done is closed within d.
-func within(done <-chan struct{}, d time.Duration) bool {
+// within receives from c within d; ok is false when nothing came.
+func within[T any](c <-chan T, d time.Duration) (v T, ok bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-done:
-		return true
+	case v = <-c:
+		return v, true
 	case <-t.C:
-		return false
+		return v, false
 	}
 }
 
@@ -145,7 +145,7 @@ func (w *skillWatch) check(now time.Time, list []HostSkill) (skills.FileChanges,
 		}
 		w.scan = w.startScan(now, hostPaths(list))
 	}
-	if !within(w.scan.done, watchWait) {
+	if _, done := within(w.scan.done, watchWait); !done {
 		return skills.FileChanges{}, false
 	}
 	snap, at := w.scan.snap, w.scan.at

@@ -181,14 +181,11 @@ func (s *Session) skillWatch() *skillWatch {
 // within watchWait (a large catalogue, a prompt soon after initialize).
 func (s *Session) readyWatch() *skillWatch {
 	if s.watchc != nil {
-		t := time.NewTimer(watchWait)
-		defer t.Stop()
-		select {
-		case s.watch = <-s.watchc:
-			s.watchc = nil
-		case <-t.C:
+		w, ok := within(s.watchc, watchWait)
+		if !ok {
 			return nil
 		}
+		s.watch, s.watchc = w, nil
 	}
 	return s.watch
 }
