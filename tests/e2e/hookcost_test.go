@@ -160,9 +160,21 @@ func quantile(s []hookSample, lo, hi int, q float64, cpu bool) (time.Duration, i
 // about 2,000 (1,000 steps): median and p99 over the requests near the
 // end of each session, the harness's own time (without the bridge) and
 // that of an extension of fixed work (hookFixed) reported beside them. Run: bash scripts/e2e.sh -run '^$' -bench BridgeHook -benchtime 1x
+// (HOOK_STEPS=100,1000,3000 sets the sessions' lengths).
 func BenchmarkBridgeHook(b *testing.B) {
 	pi := Pi16(b)
-	for _, steps := range []int{100, 1000} {
+	lengths := []int{100, 1000}
+	if v := os.Getenv("HOOK_STEPS"); v != "" {
+		lengths = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 50 {
+				b.Fatalf("HOOK_STEPS=%q: want session lengths of at least 50 steps, comma-separated", v)
+			}
+			lengths = append(lengths, n)
+		}
+	}
+	for _, steps := range lengths {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
 			var with, without, fixed []hookSample
 			for b.Loop() {
