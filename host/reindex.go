@@ -51,6 +51,12 @@ type watchScan struct {
 	at   time.Time
 }
 
+// worldLoad is a world being loaded after the changes a check found.
+type worldLoad struct {
+	done    <-chan *World
+	changes skills.FileChanges
+}
+
 // startScan starts a snapshot of the roots and paths at now.
 func (w *skillWatch) startScan(now time.Time, paths []string) *watchScan {
 	sc := &watchScan{done: make(chan struct{})}
@@ -219,17 +225,34 @@ func changeMessage(sc skills.SkillChanges) string {
 // the engine's catalog and the configuration follow them; the listing in
 // the system prompt stays until the host reloads. The user is told what
 // changed, and any problem of the new world not reported before.
+//
+// The new world is loaded beside the session and waited for at most
+// watchWait, as the walk is: at 100,000 skills a load takes seconds, past
+// the bridge's timeout, and a later prompt takes it up.
 func (s *Session) reindex(now time.Time) {
-	watch := s.readyWatch()
-	if watch == nil {
-		return
+	if s.reload == nil {
+		watch := s.readyWatch()
+		if watch == nil {
+			return
+		}
+		ch, ok := watch.check(now, s.world.Skills.list)
+		if !ok {
+			return
+		}
+		load, src, done := s.loadWorld, s.src, make(chan *World, 1)
+		if load == nil {
+			load = Load
+		}
+		go func() { done <- load(src) }()
+		s.reload = &worldLoad{done: done, changes: ch}
 	}
-	ch, ok := watch.check(now, s.world.Skills.list)
+	w, ok := within(s.reload.done, watchWait)
 	if !ok {
 		return
 	}
+	ch := s.reload.changes
+	s.reload = nil
 	old := s.world.Diagnostics
-	w := Load(s.src)
 	s.world = w
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.Catalog, Config: &w.Config})
 	s.tell("info", changeMessage(describeChanges(ch, w.Skills.list)))

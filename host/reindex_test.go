@@ -317,3 +317,66 @@ func TestSkillWatchSlowWalk(t *testing.T) {
 		t.Errorf("%d walks, want 1", walks)
 	}
 }
+
+// TestSlowReloadTakenLater: a world whose load outlasts watchWait after an
+// edit (seconds at 100,000 skills) does not hold the prompt: the prompt
+// ranks with the old world, and a later one takes the new world up and
+// tells the user. A skills/update meanwhile drops the stale load.
+func TestSlowReloadTakenLater(t *testing.T) {
+	agent := t.TempDir()
+	root := filepath.Join(agent, "skills")
+	a := writeTestSkill(t, root, "alpha", "Plot charts with matplotlib.\n")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(a.Path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	rec := &noteRecorder{}
+	s, _, err := Open(InitializeParams{Cwd: t.TempDir(), AgentDir: agent, Skills: []HostSkill{a}}, rec, Options{Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	s.loadWorld = func(src Source) *World {
+		<-release
+		return Load(src)
+	}
+	if err := os.WriteFile(a.Path, []byte("---\nname: alpha\ndescription: Rotate TLS certificates.\n---\nEdited.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(a.Path, old.Add(time.Minute), old.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	before := s.World()
+	if _, err := s.UserPrompt(UserPromptParams{Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.World() != before || s.reload == nil {
+		t.Fatalf("the prompt did not go on with the old world while the new one loads (reload pending: %v)", s.reload != nil)
+	}
+	close(release)
+	if _, err := s.UserPrompt(UserPromptParams{Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.World() == before || !strings.Contains(s.World().Parsed["alpha"].Description, "TLS") {
+		t.Fatal("the next prompt did not take the new world up")
+	}
+	if !slices.ContainsFunc(rec.notes, func(n string) bool { return strings.Contains(n, "changed: alpha") }) {
+		t.Errorf("the user was not told of the change: %q", rec.notes)
+	}
+	// A load under way when the host sends a new list is dropped.
+	s.reload = &worldLoad{done: make(chan *World)}
+	if _, err := s.SkillsUpdate(SkillsUpdateParams{Skills: []HostSkill{a}}); err != nil {
+		t.Fatal(err)
+	}
+	if s.reload != nil {
+		t.Error("skills/update kept a load of the files before it")
+	}
+}
+
+// noteRecorder keeps what the session tells the user.
+type noteRecorder struct {
+	recorder
+	notes []string
+}
+
+func (r *noteRecorder) Notify(level, msg string) { r.notes = append(r.notes, msg) }

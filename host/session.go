@@ -45,7 +45,10 @@ type Session struct {
 	window    int              // the context window the listing is sized for (listing.go)
 	watch     *skillWatch      // live re-index (reindex.go); nil: none
 	watchc    chan *skillWatch // the watch while its first snapshot is taken
+	reload    *worldLoad       // a world loaded after a change, nil: none
 	hints     bool             // Options.Hints
+	// loadWorld loads the world after a change (nil: Load).
+	loadWorld func(Source) *World
 	// pending holds the loads recorded at skill/load (or taken back from
 	// the records at session/restore) that no before_request has listed
 	// yet: one the next request does not carry never reached the context
@@ -285,6 +288,7 @@ func (s *Session) hostModel() {
 // configuration, the re-index starts over from its files.
 func (s *Session) setWorld(w *World) {
 	s.world = w
+	s.reload = nil // of the files before
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.Catalog, Config: &w.Config})
 	if watch := s.skillWatch(); watch != nil {
 		watch.rebase(w.Skills.list)
