@@ -404,7 +404,7 @@ export class Sidecar {
 		if (method !== "tool_call") this.quiet = false;
 		if (!this.up) {
 			if (this.disabled || !this.ctx) return undefined;
-			const ok = await withTimeout(this.start(this.ctx), Math.max(3000, 2 * timeoutMs()), "restart").catch(() => false);
+			const ok = await this.start(this.ctx); // waits startWaitMs at most
 			if (!ok) return undefined;
 		}
 		const conn = this.conn;

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -66,13 +67,14 @@ func (s *Session) Command(p CommandParams) (CommandResult, error) {
 	return res, err
 }
 
-// cmdList answers /skills-list: every skill with its role, whether a body
-// of it is loaded, archived or pinned, and the entry skill.
 // maxListed is how many skills /skills-list names at most: past it, the
 // skills with a tag, then the first in host order, and a line on the rest
 // (10,000 skills were a 1.2 MB answer, 100,000 a 12.8 MB one).
 const maxListed = 200
 
+// cmdList answers /skills-list [words]: every skill (words given, those
+// whose name or description holds them all) with its role, whether a body
+// of it is loaded, archived or pinned, and the entry skill.
 func (s *Session) cmdList(args string) (CommandResult, error) {
 	cat, eng := s.world.Skills, s.eng
 	onOff := "on"
@@ -102,6 +104,9 @@ func (s *Session) cmdList(args string) (CommandResult, error) {
 	entry, entrySrc := eng.Entry()
 	words := strings.Fields(strings.ToLower(args))
 	matches := func(sk HostSkill) bool {
+		if len(words) == 0 {
+			return true
+		}
 		text := strings.ToLower(sk.Name + " " + sk.Description)
 		for _, w := range words {
 			if !strings.Contains(text, w) {
@@ -114,7 +119,7 @@ func (s *Session) cmdList(args string) (CommandResult, error) {
 		sk   HostSkill
 		tags []string
 	}
-	var all, tagged, plain []line
+	var lines []line
 	for _, sk := range cat.list {
 		if !matches(sk) {
 			continue
@@ -135,26 +140,25 @@ func (s *Session) cmdList(args string) (CommandResult, error) {
 		if sk.DisableModelInvocation {
 			tags = append(tags, "only through /skill:"+skills.TerminalText(sk.Name))
 		}
-		all = append(all, line{sk, tags})
-		if len(tags) > 0 {
-			tagged = append(tagged, line{sk, tags})
-		} else {
-			plain = append(plain, line{sk, nil})
-		}
+		lines = append(lines, line{sk, tags})
 	}
-	found := len(all)
+	found := len(lines)
 	var b strings.Builder
-	switch {
-	case len(words) > 0:
+	if len(words) > 0 {
 		fmt.Fprintf(&b, "%d of %d skills match %q (archiving %s):\n", found, len(cat.list), skills.TerminalText(strings.Join(words, " ")), onOff)
-	default:
+	} else {
 		fmt.Fprintf(&b, "%d skills (archiving %s):\n", len(cat.list), onOff)
 	}
 	// Within maxListed the host's order; past it the tagged skills first,
 	// each group in the host's order.
-	lines := all
 	if found > maxListed {
-		lines = slices.Concat(tagged, plain)
+		rank := func(l line) int {
+			if len(l.tags) > 0 {
+				return 0
+			}
+			return 1
+		}
+		slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(rank(a), rank(b)) })
 	}
 	for _, l := range lines[:min(found, maxListed)] {
 		note := ""
