@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
@@ -61,8 +62,30 @@ func contextWindow(models []HostModel, current *ModelRef) int {
 // inferred), pinned and helper skills, and skills that declare a role.
 // Left out first: the skills named by the smallest share of their own
 // folder's skills (cross-references), the later in the host's order
-// among equals.
+// among equals. The last one made is kept (a quarter of a second at
+// 100,000 skills; asked again at each reload).
 func (w *World) listing(window int) skills.Listing {
+	m := w.listed
+	if m == nil {
+		return w.makeListing(window)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.l == nil || m.window != window {
+		l := w.makeListing(window)
+		m.l, m.window = &l, window
+	}
+	return *m.l
+}
+
+// listMemo is a world's last listing and the window it was made for.
+type listMemo struct {
+	mu     sync.Mutex
+	window int
+	l      *skills.Listing
+}
+
+func (w *World) makeListing(window int) skills.Listing {
 	budget := ListingBudget(w.Config.ListingBudget, window)
 	keep := map[string]bool{w.Config.EntrySkill: true}
 	if w.Config.InferEntrySkill {

@@ -30,6 +30,8 @@ type World struct {
 	Diagnostics []string
 	// save writes the start-up cache of the build (nil: nothing to write).
 	save func()
+	// listed is the last listing made (listing.go); nil: none kept.
+	listed *listMemo
 }
 
 // saveCache starts writing the start-up cache of the build, once.
@@ -62,7 +64,7 @@ func NewWorld(list []HostSkill, parsed []skills.Skill, cfg rules.Config, diags [
 // newWorld is NewWorld over an index, with the cross-references of
 // parsed (nil: found here).
 func newWorld(idx *Index, parsed []skills.Skill, refs map[string]relevance.Refs, cfg rules.Config, diags []string) *World {
-	w := &World{Skills: idx, Parsed: make(map[string]*skills.Skill, len(parsed)), Config: cfg}
+	w := &World{Skills: idx, Parsed: make(map[string]*skills.Skill, len(parsed)), Config: cfg, listed: new(listMemo)}
 	for i := range parsed {
 		w.Parsed[parsed[i].Name] = &parsed[i]
 	}
@@ -327,5 +329,6 @@ func OfCatalog(cat *skills.Catalog, cfg rules.Config) *World {
 func (w *World) WithConfig(cfg rules.Config) *World {
 	c := *w
 	c.Config = cfg
+	c.listed = new(listMemo)
 	return &c
 }
