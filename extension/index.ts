@@ -184,6 +184,8 @@ export default function skillLifecycle(pi: Pi) {
 		let hint: CustomMessage | undefined;
 		if (event?.messageType !== "custom" && typeof event?.prompt === "string") {
 			const res = await side.request("user_prompt", { text: event.prompt }, ctx);
+			// A skills/update answered pending: the new listing, once read.
+			if (res?.systemPromptSection && side.init) side.init.systemPromptSection = res.systemPromptSection;
 			// A clear match whose body is not live: one line after the
 			// prompt, never in the system prompt.
 			if (res?.hint) hint = { customType: HINT_TYPE, content: res.hint, display: false, details: { skill: res.skill } };

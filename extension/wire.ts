@@ -146,6 +146,7 @@ export interface SkillsUpdateParams {
 export interface SkillsUpdateResult {
 	systemPromptSection: string;
 	diagnostics?: string[];
+	pending?: boolean;
 }
 
 // host.SkillLoadParams
@@ -230,6 +231,7 @@ export interface UserPromptParams {
 export interface UserPromptResult {
 	hint?: string;
 	skill?: string;
+	systemPromptSection?: string;
 }
 
 // host.BeforeRequestParams

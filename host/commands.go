@@ -276,15 +276,23 @@ func (s *Session) cmdSwitch(on bool) (CommandResult, error) {
 // cmdReload re-reads the skills and the configuration files: a new
 // world.
 func (s *Session) cmdReload(string) (CommandResult, error) {
-	w := Load(s.src)
-	s.setWorld(w)
-	text := fmt.Sprintf("Reloaded %d skills and the configuration.", len(w.Parsed))
+	s.startLoad(loadCommand, skills.FileChanges{})
+	if _, ok := s.takeLoad(updateWait); !ok {
+		return CommandResult{Text: fmt.Sprintf("Reading %d skills and the configuration again; the next prompt takes them up.", len(s.src.Skills)), Level: "info"}, nil
+	}
+	w := s.world
+	text := reloaded(w)
 	level := "info"
 	if len(w.Diagnostics) > 0 {
 		text += "\n" + strings.Join(terminalLines(w.Diagnostics), "\n")
 		level = "warning"
 	}
 	return CommandResult{Text: text, Level: level}, nil
+}
+
+// reloaded says what a reload read.
+func reloaded(w *World) string {
+	return fmt.Sprintf("Reloaded %d skills and the configuration.", len(w.Parsed))
 }
 
 // cmdModel answers /skills-model: the current model and, for each skill,

@@ -25,6 +25,9 @@ const maxHintPrompt = 16 << 10
 type UserPromptResult struct {
 	Hint  string `json:"hint,omitempty"`
 	Skill string `json:"skill,omitempty"`
+	// SystemPromptSection is the new listing, once the world of a
+	// pending skills/update is read (empty: the one in use stays).
+	SystemPromptSection string `json:"systemPromptSection,omitempty"`
 }
 
 // HintType is the customType of the message that carries a hint.

@@ -25,10 +25,17 @@ import (
 // the walk goes on beside the session and a later prompt acts on it, so a
 // prompt's answer does not grow with the catalogue (at 100,000 skills the
 // walk takes about a second, past the bridge's timeout).
+//
+// A reload the host or the user asks for (skills/update, /skills-reload)
+// loads the world the same way, waited for at most updateWait: past it
+// the answer says the load goes on, and the first prompt after it takes
+// the new world up (and, for skills/update, brings the bridge the new
+// listing), so the listing changes once, at a prompt.
 const (
 	watchInterval = 2 * time.Second
 	watchQuiet    = 300 * time.Millisecond
 	watchWait     = 200 * time.Millisecond
+	updateWait    = time.Second
 )
 
 // skillWatch is the server's re-index state.
@@ -51,10 +58,30 @@ type watchScan struct {
 	at   time.Time
 }
 
-// worldLoad is a world being loaded after the changes a check found.
+// worldLoad is a world being loaded beside the session, for kind.
 type worldLoad struct {
-	done    <-chan *World
-	changes skills.FileChanges
+	done    <-chan loaded
+	kind    loadKind
+	changes skills.FileChanges // loadEdit: what the check found
+}
+
+// loadKind says what asked for a load, and so what the user is told when
+// a later prompt takes it up.
+type loadKind int
+
+const (
+	loadEdit    loadKind = iota // the watch found skill files changed
+	loadUpdate                  // skills/update: the host's list changed
+	loadCommand                 // /skills-reload
+)
+
+// loaded is a world read beside the session, with, for a reload, the
+// watch's new start: the snapshot of the files taken just before the
+// reading (a change made during the reading is then seen again, not
+// lost).
+type loaded struct {
+	world *World
+	base  *skills.Snapshot
 }
 
 // startScan starts a snapshot of the roots and paths at now.
@@ -133,9 +160,9 @@ func newSkillWatch(p Source, list []HostSkill, known func(string) (skills.Stamp,
 	return w
 }
 
-// rebase starts over from the files as they are now (after a reload).
-func (w *skillWatch) rebase(list []HostSkill) {
-	w.base = skills.TakeSnapshot(w.roots, hostPaths(list))
+// rebase starts over from base, the files as a reload found them.
+func (w *skillWatch) rebase(base skills.Snapshot) {
+	w.base = base
 	w.told = ""
 	w.scan = nil // of the old list
 }
@@ -228,7 +255,8 @@ func changeMessage(sc skills.SkillChanges) string {
 //
 // The new world is loaded beside the session and waited for at most
 // watchWait, as the walk is: at 100,000 skills a load takes seconds, past
-// the bridge's timeout, and a later prompt takes it up.
+// the bridge's timeout, and a later prompt takes it up. A reload under
+// way (skills/update, /skills-reload) is taken up the same way.
 func (s *Session) reindex(now time.Time) {
 	if s.reload == nil {
 		watch := s.readyWatch()
@@ -239,26 +267,64 @@ func (s *Session) reindex(now time.Time) {
 		if !ok {
 			return
 		}
-		load, src, done := s.loadWorld, s.src, make(chan *World, 1)
-		if load == nil {
-			load = Load
-		}
-		go func() { done <- load(src) }()
-		s.reload = &worldLoad{done: done, changes: ch}
+		s.startLoad(loadEdit, ch)
 	}
-	w, ok := within(s.reload.done, watchWait)
+	old := s.world.Diagnostics
+	l, ok := s.takeLoad(watchWait)
 	if !ok {
 		return
 	}
-	ch := s.reload.changes
-	s.reload = nil
-	old := s.world.Diagnostics
-	s.world = w
-	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.Catalog, Config: &w.Config})
-	s.tell("info", changeMessage(describeChanges(ch, w.Skills.list)))
-	for _, d := range w.Diagnostics {
+	switch l.kind {
+	case loadEdit:
+		s.tell("info", changeMessage(describeChanges(l.changes, s.world.Skills.list)))
+	case loadCommand:
+		s.tell("info", "skill-lifecycle: "+reloaded(s.world))
+	}
+	for _, d := range s.world.Diagnostics {
 		if !slices.Contains(old, d) {
 			s.tell("warning", "skill-lifecycle: "+d)
 		}
 	}
+}
+
+// startLoad loads the world of s.src beside the session, for kind, in
+// place of any load under way (it read an older list or older files). A
+// reload also snapshots the files first, for the watch.
+func (s *Session) startLoad(kind loadKind, changes skills.FileChanges) {
+	load, src, done := s.loadWorld, s.src, make(chan loaded, 1)
+	if load == nil {
+		load = Load
+	}
+	rebase := kind != loadEdit && (s.watch != nil || s.watchc != nil)
+	go func() {
+		var l loaded
+		if rebase {
+			base := skills.TakeSnapshot(watchRoots(src), hostPaths(src.Skills))
+			l.base = &base
+		}
+		l.world = load(src)
+		done <- l
+	}()
+	s.reload = &worldLoad{done: done, kind: kind, changes: changes}
+}
+
+// takeLoad makes the world under way the session's when it is read
+// within wait, and reports which load it was: the engine takes its
+// catalog and configuration, and a reload's snapshot becomes the watch's
+// start (an edit's keeps the start, so the change stays reported once).
+func (s *Session) takeLoad(wait time.Duration) (worldLoad, bool) {
+	l := *s.reload
+	got, ok := within(l.done, wait)
+	if !ok {
+		return l, false
+	}
+	s.reload = nil
+	s.world = got.world
+	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &got.world.Catalog, Config: &got.world.Config})
+	if got.base != nil {
+		if watch := s.skillWatch(); watch != nil {
+			watch.rebase(*got.base)
+		}
+	}
+	return l, true
 }

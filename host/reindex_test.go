@@ -80,7 +80,7 @@ func TestSkillWatch(t *testing.T) {
 		t.Errorf("removed (-want +got):\n%s", d)
 	}
 	// After a reload the new files are the base.
-	w.rebase([]HostSkill{a, g})
+	w.rebase(skills.TakeSnapshot(w.roots, hostPaths([]HostSkill{a, g})))
 	if _, ok := w.check(at.Add(9*watchInterval), []HostSkill{a, g}); ok {
 		t.Error("a change reported right after a rebase")
 	}
@@ -364,7 +364,7 @@ func TestSlowReloadTakenLater(t *testing.T) {
 		t.Errorf("the user was not told of the change: %q", rec.notes)
 	}
 	// A load under way when the host sends a new list is dropped.
-	s.reload = &worldLoad{done: make(chan *World)}
+	s.reload = &worldLoad{done: make(chan loaded)}
 	if _, err := s.SkillsUpdate(SkillsUpdateParams{Skills: []HostSkill{a}}); err != nil {
 		t.Fatal(err)
 	}
@@ -380,3 +380,69 @@ type noteRecorder struct {
 }
 
 func (r *noteRecorder) Notify(level, msg string) { r.notes = append(r.notes, msg) }
+
+// TestSlowUpdateTakenLater: a skills/update whose world is not read
+// within updateWait is answered with the listing in use, marked pending;
+// the session goes on with the old world, and the first user_prompt
+// after the reading takes the new world up and brings the new listing,
+// once. /skills-reload answers the same way and tells the user later.
+func TestSlowUpdateTakenLater(t *testing.T) {
+	agent := t.TempDir()
+	root := filepath.Join(agent, "skills")
+	a := writeTestSkill(t, root, "alpha", "Plot charts with matplotlib.\n")
+	rec := &noteRecorder{}
+	s, _, err := Open(InitializeParams{Cwd: t.TempDir(), AgentDir: agent, Skills: []HostSkill{a}}, rec, Options{Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	s.loadWorld = func(src Source) *World {
+		<-release
+		return Load(src)
+	}
+	b := writeTestSkill(t, root, "beta", "Rotate TLS certificates.\n")
+	before := s.World()
+	answered := make(chan SkillsUpdateResult, 1)
+	go func() {
+		res, err := s.SkillsUpdate(SkillsUpdateParams{Skills: []HostSkill{a, b}})
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- res
+	}()
+	var upd SkillsUpdateResult
+	select {
+	case upd = <-answered:
+	case <-time.After(10 * updateWait):
+		close(release)
+		t.Fatal("skills/update waited for a load that does not end")
+	}
+	if !upd.Pending || !strings.Contains(upd.SystemPromptSection, "alpha") || strings.Contains(upd.SystemPromptSection, "beta") {
+		t.Fatalf("pending %v, section %q: want pending, the listing in use", upd.Pending, upd.SystemPromptSection)
+	}
+	if res, _ := s.UserPrompt(UserPromptParams{Text: "hello"}); res.SystemPromptSection != "" || s.World() != before {
+		t.Fatalf("a prompt during the load changed the listing (%q) or the world", res.SystemPromptSection)
+	}
+	close(release)
+	res, _ := s.UserPrompt(UserPromptParams{Text: "hello"})
+	if !strings.Contains(res.SystemPromptSection, "beta") || s.World().Parsed["beta"] == nil {
+		t.Fatalf("the prompt after the load: section %q, beta in the world: %v; want both", res.SystemPromptSection, s.World().Parsed["beta"] != nil)
+	}
+	if res, _ := s.UserPrompt(UserPromptParams{Text: "hello"}); res.SystemPromptSection != "" {
+		t.Error("the new listing was brought twice")
+	}
+	if watch := s.skillWatch(); watch == nil || watch.base.Files[b.Path].Size == 0 {
+		t.Error("the watch did not start over from the files the reload saw")
+	}
+
+	release = make(chan struct{})
+	cr, err := s.Command(CommandParams{Name: "skills-reload"})
+	if err != nil || !strings.Contains(cr.Text, "next prompt") {
+		t.Fatalf("/skills-reload during a slow load answered %q, %v", cr.Text, err)
+	}
+	close(release)
+	s.UserPrompt(UserPromptParams{Text: "hello"})
+	if !slices.ContainsFunc(rec.notes, func(n string) bool { return strings.Contains(n, "Reloaded 2 skills") }) {
+		t.Errorf("the user was not told of the reload taken up: %q", rec.notes)
+	}
+}

@@ -45,10 +45,13 @@ type Session struct {
 	window    int              // the context window the listing is sized for (listing.go)
 	watch     *skillWatch      // live re-index (reindex.go); nil: none
 	watchc    chan *skillWatch // the watch while its first snapshot is taken
-	reload    *worldLoad       // a world loaded after a change, nil: none
+	reload    *worldLoad       // a world being loaded, nil: none (reindex.go)
 	hints     bool             // Options.Hints
 	// loadWorld loads the world after a change (nil: Load).
 	loadWorld func(Source) *World
+	// sectionDue: a skills/update answered before its world was read;
+	// the user_prompt that finds it read brings the new listing.
+	sectionDue bool
 	// pending holds the loads recorded at skill/load (or taken back from
 	// the records at session/restore) that no before_request has listed
 	// yet: one the next request does not carry never reached the context
@@ -284,24 +287,21 @@ func (s *Session) hostModel() {
 	s.emit(hostModelDecisions(ds))
 }
 
-// setWorld replaces the world whole: the engine takes its catalog and
-// configuration, the re-index starts over from its files.
-func (s *Session) setWorld(w *World) {
-	s.world = w
-	s.reload = nil // of the files before
-	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &w.Catalog, Config: &w.Config})
-	if watch := s.skillWatch(); watch != nil {
-		watch.rebase(w.Skills.list)
-	}
-}
-
 // SkillsUpdate takes the host's new skill list (a reload): the world is
-// loaded again whole, the engine keeps its bodies.
+// loaded again whole, the engine keeps its bodies. A load that takes
+// longer than updateWait goes on beside the session (reindex.go): the
+// answer is then the listing in use, marked pending, and the first
+// user_prompt after the load brings the new one.
 func (s *Session) SkillsUpdate(p SkillsUpdateParams) (SkillsUpdateResult, error) {
 	s.src.Skills = p.Skills
-	w := Load(s.src)
-	s.setWorld(w)
-	return SkillsUpdateResult{SystemPromptSection: w.listing(s.window).Section, Diagnostics: terminalLines(w.Diagnostics)}, nil
+	s.startLoad(loadUpdate, skills.FileChanges{})
+	_, ok := s.takeLoad(updateWait)
+	s.sectionDue = !ok
+	res := SkillsUpdateResult{SystemPromptSection: s.world.listing(s.window).Section, Pending: !ok}
+	if ok {
+		res.Diagnostics = terminalLines(s.world.Diagnostics)
+	}
+	return res, nil
 }
 
 // SkillLoad answers the skill tool. Under the "already-loaded" dedupe, a
@@ -380,7 +380,12 @@ func (s *Session) ToolCall(p ToolCallParams) (ToolCallResult, error) {
 func (s *Session) UserPrompt(p UserPromptParams) (UserPromptResult, error) {
 	s.reindex(time.Now())
 	s.apply(lifecycle.Event{Type: lifecycle.EvPrompt, Text: p.Text})
-	return s.hint(p.Text), nil
+	res := s.hint(p.Text)
+	if s.sectionDue && s.reload == nil {
+		res.SystemPromptSection = s.world.listing(s.window).Section
+		s.sectionDue = false
+	}
+	return res, nil
 }
 
 // RunStart marks the start of an agent run.

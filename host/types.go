@@ -127,6 +127,9 @@ type SkillsUpdateParams struct {
 type SkillsUpdateResult struct {
 	SystemPromptSection string   `json:"systemPromptSection"`
 	Diagnostics         []string `json:"diagnostics,omitempty"`
+	// Pending: the new world is still being read; the section is the
+	// one in use, and a later user_prompt answer brings the new one.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // SkillLoadParams asks for a skill's body, as the skill tool does (a
