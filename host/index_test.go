@@ -99,3 +99,29 @@ func TestSkillsListBounded(t *testing.T) {
 		t.Errorf("filtered list:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// TestFileHidesSkill: a skill whose file says disable-model-invocation is
+// kept from the model even when the host's list does not carry the flag
+// (Pi's skill commands, which a start lists from, do not): out of the
+// listing and unknown to the skill tool.
+func TestFileHidesSkill(t *testing.T) {
+	dir := t.TempDir()
+	shown := writeTestSkill(t, dir, "alpha", "Plot charts.\n")
+	p := filepath.Join(dir, "deploy", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("---\nname: deploy\ndescription: Deploy to production.\ndisable-model-invocation: true\n---\nHIDDEN\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, init, err := Open(InitializeParams{Cwd: t.TempDir(), Skills: []HostSkill{shown, {Name: "deploy", Description: "Deploy to production.", Path: p}}}, &recorder{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(init.SystemPromptSection, "deploy") || !strings.Contains(init.SystemPromptSection, "alpha") {
+		t.Errorf("listing %q: want alpha, not the hidden deploy", init.SystemPromptSection)
+	}
+	if res, _ := s.SkillLoad(SkillLoadParams{Name: "deploy"}); res.Found || strings.Contains(res.Text, "HIDDEN") {
+		t.Errorf("the skill tool loaded the hidden skill: %+v", res)
+	}
+}

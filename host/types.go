@@ -16,8 +16,9 @@ type HostSkill struct {
 	Description string `json:"description"`
 	// Path is the absolute path of the skill's SKILL.md (or root .md file).
 	Path string `json:"path"`
-	// DisableModelInvocation hides the skill from the listing; the host
-	// still expands it on an explicit command.
+	// DisableModelInvocation hides the skill from the listing (as does
+	// its file's own flag); the host still expands it on an explicit
+	// command.
 	DisableModelInvocation bool `json:"disableModelInvocation,omitempty"`
 }
 

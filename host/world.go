@@ -68,6 +68,14 @@ func newWorld(idx *Index, parsed []skills.Skill, refs map[string]relevance.Refs,
 	for i := range parsed {
 		w.Parsed[parsed[i].Name] = &parsed[i]
 	}
+	// A file that hides its skill (disable-model-invocation) hides it
+	// whatever the host's list says: Pi's skill commands, which a start
+	// lists from, do not carry the flag.
+	for i, hs := range idx.list {
+		if sk := w.Parsed[hs.Name]; sk != nil && sk.DisableModelInvocation {
+			idx.list[i].DisableModelInvocation = true
+		}
+	}
 	if refs == nil {
 		w.Catalog = lifecycle.CatalogOf(parsed, nil)
 	} else {
