@@ -37,7 +37,7 @@ import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameCo
 import { registerLines, setStatus } from "./lines.ts";
 import { applyPatches, changes, fingerprint, isSkillFile, LoadIds, patchKey, plain, resolvePath, textOf, toWire, visibleAfter, type Where } from "./loads.ts";
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type ImageBlock, type Pi, type TextBlock } from "./pi.ts";
-import { debugLog, Sidecar } from "./sidecar.ts";
+import { debugLog, Sidecar, startWaitMs } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
 import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME, type BeforeRequestParams, type BeforeRequestResult, type Patch } from "./wire.ts";
 
@@ -175,11 +175,13 @@ export default function skillLifecycle(pi: Pi) {
 		side.ctx = ctx;
 		const fromOpts = skillsFromOptions(event?.systemPromptOptions);
 		if (fromOpts && !sameSkills(fromOpts, side.skills)) {
-			const upd = await side.request("skills/update", { skills: fromOpts }, ctx);
-			if (upd && side.init) {
-				side.skills = fromOpts;
-				side.init.systemPromptSection = upd.systemPromptSection;
-			}
+			// Taken before the answer: a sidecar restarted after a failed
+			// update starts from this list, not the old one (which would
+			// send the update again, at every prompt). The request carries
+			// the whole list, as initialize does, and waits as long.
+			side.skills = fromOpts;
+			const upd = await side.request("skills/update", { skills: fromOpts }, ctx, { timeoutMs: startWaitMs() });
+			if (upd && side.init) side.init.systemPromptSection = upd.systemPromptSection;
 		}
 		let hint: CustomMessage | undefined;
 		if (event?.messageType !== "custom" && typeof event?.prompt === "string") {

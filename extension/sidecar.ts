@@ -54,7 +54,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string, background = fa
 // startWaitMs is how long an event waits for the sidecar to start; a start
 // that takes longer (a first start on a catalogue of many thousands of
 // skills, with no start-up cache yet) goes on in the background.
-function startWaitMs(): number {
+export function startWaitMs(): number {
 	return Math.max(3000, 2 * timeoutMs());
 }
 

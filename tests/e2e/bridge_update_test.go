@@ -93,3 +93,37 @@ func texts(ms []Message) []string {
 	}
 	return out
 }
+
+// TestBridgeSkillsUpdateLate: the first skills/update is answered past
+// the bridge's wait. The sidecar is restarted from the new list, so the
+// next prompt sends no update again (one in all, where the bridge used to
+// restart from the old list and send it at every prompt) and lists only
+// what the prompt's options keep.
+func TestBridgeSkillsUpdateLate(t *testing.T) {
+	t.Parallel()
+	env, prov, _ := bridgeEnv(t, Pi16(t), Steps([]Reply{Say("One.")}, []Reply{load("bread-proofing"), Say("Two.")}), "")
+	scope := filepath.Join(t.TempDir(), "scope.ts")
+	if err := os.WriteFile(scope, []byte(scopeExtension), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bridge := env.Bridge
+	env.Bridge = ""
+	faults := NewFaults(t, "skills/update:1:late")
+	// The update waits 2 × the timeout; the late answer comes after it.
+	runEnv := append(faults.Env(t), "SKILL_LIFECYCLE_TIMEOUT_MS=4000", "FAULT_DELAY=12s")
+	res := env.RunOK(t, RunOpts{Prompts: []string{"First.", "Second."}, Approve: true, Extensions: []string{scope, bridge}, Env: runEnv})
+	if got := faults.Injected(); len(got) != 1 {
+		t.Fatalf("faults injected: %v, want the first skills/update late", got)
+	}
+	if n := faults.countOf("skills/update"); n != 1 {
+		t.Errorf("skills/update sent %d times, want once (the restarted sidecar starts from the new list)", n)
+	}
+	reqs := prov.Requests()
+	second := firstOfTurn(t, reqs, 2)
+	if listed := ListedNames(second.SystemPrompt()); !slices.Equal(listed, []string{"tide-tables"}) {
+		t.Errorf("the second prompt lists %v, want [tide-tables]\nstderr:\n%s", listed, res.Stderr)
+	}
+	if got := reqs[len(reqs)-1].LastToolResults(); len(got) != 1 || !strings.Contains(got[0].Text(), `Unknown skill "bread-proofing"`) {
+		t.Errorf("the skill tool's answer for bread-proofing = %q, want it unknown", texts(got))
+	}
+}
