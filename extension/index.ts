@@ -180,7 +180,7 @@ export default function skillLifecycle(pi: Pi) {
 			// send the update again, at every prompt). The request carries
 			// the whole list, as initialize does, and waits as long.
 			side.skills = fromOpts;
-			const upd = await side.request("skills/update", { skills: fromOpts }, ctx, { timeoutMs: startWaitMs() });
+			const upd = await side.request("skills/update", { skills: fromOpts }, ctx, { timeoutMs: startWaitMs(fromOpts.length) });
 			if (upd && side.init) side.init.systemPromptSection = upd.systemPromptSection;
 		}
 		let hint: CustomMessage | undefined;

@@ -51,17 +51,19 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string, background = fa
 	return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
-// startWaitMs is how long an event waits for the sidecar to start; a start
-// that takes longer (a first start on a catalogue of many thousands of
-// skills, with no start-up cache yet) goes on in the background.
-export function startWaitMs(): number {
-	return Math.max(3000, 2 * timeoutMs());
+// startWaitMs is how long an event waits for the sidecar to start with
+// skills skills: 3 s, or 0.15 ms a skill when longer. A first start reads
+// every skill: at 100,000, 4–5 s alone, 9 s in Pi's start, 15 s beside a
+// prompt's work, and a prompt without the sidecar carries Pi's own listing
+// of them all (40 MB). A start that takes longer goes on in the background.
+export function startWaitMs(skills = 0): number {
+	return Math.max(3000, 2 * timeoutMs(), skills * 0.15);
 }
 
 // startLimitMs is how long a start may take before the sidecar is taken
 // for hung and killed: a minute, or a millisecond per skill when longer.
 function startLimitMs(skills: number): number {
-	return Math.max(60_000, skills, startWaitMs());
+	return Math.max(60_000, skills, startWaitMs(skills));
 }
 
 /** asLevel is a notification's or a command's level, as Pi's notify takes it. */
@@ -172,6 +174,10 @@ export class Sidecar {
 			if (Date.now() < this.nextStartAt) return Promise.resolve(false);
 			this.background = true;
 		}
+		// On a restart keep the list Pi last gave (before_agent_start's,
+		// which also says which skills are hidden from the model); the
+		// wait for the start grows with it.
+		if (!this.init || this.skills.length === 0) this.skills = hostSkills(this.pi);
 		this.starting = this.doStart(ctx).finally(() => {
 			this.starting = undefined;
 			this.background = false;
@@ -188,10 +194,10 @@ export class Sidecar {
 		const late = new Promise<boolean>((res) => {
 			timer = setTimeout(() => {
 				this.background = true;
-				const secs = Math.round(startWaitMs() / 1000);
+				const secs = Math.round(startWaitMs(this.skills.length) / 1000);
 				this.say(`skill-lifecycle: the sidecar is still starting after ${secs} s (${this.skills.length} skills); the session goes on without it until it answers.`, "info");
 				res(false);
-			}, startWaitMs());
+			}, startWaitMs(this.skills.length));
 		});
 		return Promise.race([starting, late]).finally(() => clearTimeout(timer));
 	}
@@ -301,9 +307,6 @@ export class Sidecar {
 			// Nothing is written before the process exists (a missing or
 			// unusable binary fails here, not in a write).
 			await Promise.race([new Promise<void>((res) => proc.once("spawn", () => res())), spawnError]);
-			// On a restart keep the list Pi last gave (before_agent_start's,
-			// which also says which skills are hidden from the model).
-			if (!this.init || this.skills.length === 0) this.skills = hostSkills(this.pi);
 			const params: InitializeParams = {
 				protocolVersion: PROTOCOL_VERSION,
 				host: { name: "pi", version: process.env.PI_VERSION ?? "" },
