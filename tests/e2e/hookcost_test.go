@@ -64,6 +64,14 @@ export default function (pi) {
 }
 `
 
+// hookNoop is a context handler that does nothing: what Pi spends on one
+// more handler (it filters, copies and compares the message list for
+// each), which the bridge pays as well.
+const hookNoop = `export default function (pi) {
+	pi.on("context", () => {});
+}
+`
+
 // hookSample is one model request: the messages it carries, the time
 // spent between the two timing extensions, and the CPU time Pi's process
 // spent meanwhile (the bridge's own work, without the wait for the
@@ -80,6 +88,7 @@ const (
 	hookNone   hookMiddle = iota // the timing pair alone
 	hookBridge                   // the bridge
 	hookStub                     // hookFixed
+	hookEmpty                    // hookNoop
 )
 
 // hookRun runs one Pi session of steps tool calls (a skill load every
@@ -102,16 +111,19 @@ func hookRun(tb testing.TB, pi PiInstall, steps int, mid hookMiddle) []hookSampl
 	env.AddSkills(tb, testSkills...)
 	env.ExtraEnv = append(env.ExtraEnv, slowMachineTimeout)
 	dir := tb.TempDir()
-	start, end, stub, log := filepath.Join(dir, "start.ts"), filepath.Join(dir, "end.ts"), filepath.Join(dir, "fixed.ts"), filepath.Join(dir, "hook.log")
-	for p, src := range map[string]string{start: hookStart, end: hookEnd, stub: hookFixed, filepath.Join(env.ProjectDir, "notes.txt"): "a short note\n"} {
+	start, end, stub, noop, log := filepath.Join(dir, "start.ts"), filepath.Join(dir, "end.ts"), filepath.Join(dir, "fixed.ts"), filepath.Join(dir, "noop.ts"), filepath.Join(dir, "hook.log")
+	for p, src := range map[string]string{start: hookStart, end: hookEnd, stub: hookFixed, noop: hookNoop, filepath.Join(env.ProjectDir, "notes.txt"): "a short note\n"} {
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	exts := []string{start, end}
 	runEnv := []string{"HOOK_LOG=" + log}
-	if mid == hookStub {
+	switch mid {
+	case hookStub:
 		exts = []string{start, stub, end}
+	case hookEmpty:
+		exts = []string{start, noop, end}
 	}
 	if bridge {
 		exts = []string{start, BridgeExtension(tb), end}
@@ -136,6 +148,7 @@ func hookRun(tb testing.TB, pi PiInstall, steps int, mid hookMiddle) []hookSampl
 	if got, want := len(out), len(prov.Requests()); got != want {
 		tb.Fatalf("%d hook samples for %d model requests", got, want)
 	}
+	prov.Forget()
 	return out
 }
 
@@ -158,8 +171,9 @@ func quantile(s []hookSample, lo, hi int, q float64, cpu bool) (time.Duration, i
 // BenchmarkBridgeHook: the context hook's added time per model request
 // in Pi 1.6, at about 200 messages (100 steps) and, for flatness, at
 // about 2,000 (1,000 steps): median and p99 over the requests near the
-// end of each session, the harness's own time (without the bridge) and
-// that of an extension of fixed work (hookFixed) reported beside them. Run: bash scripts/e2e.sh -run '^$' -bench BridgeHook -benchtime 1x
+// end of each session, the harness's own time (without the bridge), that
+// of a handler doing nothing (hookNoop) and that of an extension of fixed
+// work (hookFixed) reported beside them. Run: bash scripts/e2e.sh -run '^$' -bench BridgeHook -benchtime 1x
 // (HOOK_STEPS=100,1000,3000 sets the sessions' lengths).
 func BenchmarkBridgeHook(b *testing.B) {
 	pi := Pi16(b)
@@ -176,18 +190,20 @@ func BenchmarkBridgeHook(b *testing.B) {
 	}
 	for _, steps := range lengths {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
-			var with, without, fixed []hookSample
+			var with, without, fixed, empty []hookSample
 			for b.Loop() {
 				with = append(with, hookRun(b, pi, steps, hookBridge)...)
 				without = append(without, hookRun(b, pi, steps, hookNone)...)
 				fixed = append(fixed, hookRun(b, pi, steps, hookStub)...)
+				empty = append(empty, hookRun(b, pi, steps, hookEmpty)...)
 			}
 			lo, hi := 2*steps-80, 2*steps+10 // the last 40 requests or so
 			med, n := quantile(with, lo, hi, 0.5, false)
 			p99, _ := quantile(with, lo, hi, 0.99, false)
 			all, _ := quantile(with, 0, hi, 0.5, false)
-			empty, _ := quantile(without, lo, hi, 0.5, false)
+			harness, _ := quantile(without, lo, hi, 0.5, false)
 			stub, _ := quantile(fixed, lo, hi, 0.5, false)
+			noop, _ := quantile(empty, lo, hi, 0.5, false)
 			cpu, _ := quantile(with, lo, hi, 0.5, true)
 			cpu99, _ := quantile(with, lo, hi, 0.99, true)
 			if n == 0 {
@@ -196,11 +212,12 @@ func BenchmarkBridgeHook(b *testing.B) {
 			b.ReportMetric(float64(med.Microseconds()), "µs-median")
 			b.ReportMetric(float64(p99.Microseconds()), "µs-p99")
 			b.ReportMetric(float64(all.Microseconds()), "µs-median-all")
-			b.ReportMetric(float64(empty.Microseconds()), "µs-harness")
+			b.ReportMetric(float64(harness.Microseconds()), "µs-harness")
 			b.ReportMetric(float64(stub.Microseconds()), "µs-fixed-work")
+			b.ReportMetric(float64(noop.Microseconds()), "µs-noop")
 			b.ReportMetric(float64(cpu.Microseconds()), "cpu-µs-median")
 			b.ReportMetric(float64(cpu99.Microseconds()), "cpu-µs-p99")
-			b.Logf("%d requests at %d-%d messages: median %v, p99 %v (whole session median %v; harness alone %v, fixed work %v); Pi's CPU median %v, p99 %v", n, lo, hi, med, p99, all, empty, stub, cpu, cpu99)
+			b.Logf("%d requests at %d-%d messages: median %v, p99 %v (whole session median %v; harness alone %v, an empty handler %v, fixed work %v); Pi's CPU median %v, p99 %v", n, lo, hi, med, p99, all, harness, noop, stub, cpu, cpu99)
 		})
 	}
 }

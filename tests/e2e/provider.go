@@ -252,6 +252,15 @@ func (p *Provider) Requests() []*Request {
 	return append([]*Request(nil), p.reqs...)
 }
 
+// Forget drops the requests kept so far, once a run is over: a long
+// benchmark's sessions keep every request whole, quadratic in their length
+// (four sessions of 3,000 steps passed 23 GB).
+func (p *Provider) Forget() {
+	p.mu.Lock()
+	p.reqs = nil
+	p.mu.Unlock()
+}
+
 // Unknown lists requests to paths other than /v1/chat/completions.
 func (p *Provider) Unknown() []string {
 	p.mu.Lock()
