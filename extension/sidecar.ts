@@ -191,13 +191,13 @@ export class Sidecar {
 	// again, and the sidecar is taken up when it answers.
 	private waitStart(starting: Promise<boolean>): Promise<boolean> {
 		let timer: NodeJS.Timeout | undefined;
+		const ms = startWaitMs(this.skills.length);
 		const late = new Promise<boolean>((res) => {
 			timer = setTimeout(() => {
 				this.background = true;
-				const secs = Math.round(startWaitMs(this.skills.length) / 1000);
-				this.say(`skill-lifecycle: the sidecar is still starting after ${secs} s (${this.skills.length} skills); the session goes on without it until it answers.`, "info");
+				this.say(`skill-lifecycle: the sidecar is still starting after ${Math.round(ms / 1000)} s (${this.skills.length} skills); the session goes on without it until it answers.`, "info");
 				res(false);
-			}, startWaitMs(this.skills.length));
+			}, ms);
 		});
 		return Promise.race([starting, late]).finally(() => clearTimeout(timer));
 	}

@@ -42,7 +42,7 @@ const (
 type skillWatch struct {
 	roots []skills.Root
 	deb   skills.Debounce
-	base  skills.Snapshot // at initialize, or the last skills/update
+	base  skills.Snapshot // at initialize, or the last reload
 	told  string          // the last change reported, "" for none
 	scan  *watchScan      // the walk under way, nil: none
 	// take is the walk (nil: skills.TakeSnapshot).

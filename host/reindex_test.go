@@ -335,11 +335,7 @@ func TestSlowReloadTakenLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := make(chan struct{})
-	s.loadWorld = func(src Source) *World {
-		<-release
-		return Load(src)
-	}
+	release := holdLoads(s)
 	if err := os.WriteFile(a.Path, []byte("---\nname: alpha\ndescription: Rotate TLS certificates.\n---\nEdited.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +369,17 @@ func TestSlowReloadTakenLater(t *testing.T) {
 	}
 }
 
+// holdLoads makes s's world loads wait until the channel it returns is
+// closed.
+func holdLoads(s *Session) chan struct{} {
+	release := make(chan struct{})
+	s.loadWorld = func(src Source) *World {
+		<-release
+		return Load(src)
+	}
+	return release
+}
+
 // noteRecorder keeps what the session tells the user.
 type noteRecorder struct {
 	recorder
@@ -395,11 +402,7 @@ func TestSlowUpdateTakenLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := make(chan struct{})
-	s.loadWorld = func(src Source) *World {
-		<-release
-		return Load(src)
-	}
+	release := holdLoads(s)
 	b := writeTestSkill(t, root, "beta", "Rotate TLS certificates.\n")
 	before := s.World()
 	answered := make(chan SkillsUpdateResult, 1)
@@ -435,7 +438,7 @@ func TestSlowUpdateTakenLater(t *testing.T) {
 		t.Error("the watch did not start over from the files the reload saw")
 	}
 
-	release = make(chan struct{})
+	release = holdLoads(s)
 	cr, err := s.Command(CommandParams{Name: "skills-reload"})
 	if err != nil || !strings.Contains(cr.Text, "next prompt") {
 		t.Fatalf("/skills-reload during a slow load answered %q, %v", cr.Text, err)

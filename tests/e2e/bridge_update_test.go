@@ -24,6 +24,19 @@ const scopeExtension = `export default function (pi) {
 }
 `
 
+// scoped is the extensions to run: scopeExtension, then the bridge
+// (taken from env, which loads it first otherwise).
+func scoped(t *testing.T, env *Env) []string {
+	t.Helper()
+	scope := filepath.Join(t.TempDir(), "scope.ts")
+	if err := os.WriteFile(scope, []byte(scopeExtension), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bridge := env.Bridge
+	env.Bridge = ""
+	return []string{scope, bridge}
+}
+
 // TestBridgeSkillsUpdate: the skills Pi lists in the prompt differ from
 // the skill commands the sidecar started from, twice: another extension
 // takes bread-proofing out, and deploy-prod's file says
@@ -56,13 +69,7 @@ func scenarioSkillsUpdate(t *testing.T, pi PiInstall) {
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(hidden), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	scope := filepath.Join(t.TempDir(), "scope.ts")
-	if err := os.WriteFile(scope, []byte(scopeExtension), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bridge := env.Bridge
-	env.Bridge = "" // loaded after the scoping extension
-	res := env.RunOK(t, RunOpts{Prompts: []string{"Deploy, bake, then tell me when high tide is."}, Approve: pi.TrustGated, Extensions: []string{scope, bridge}})
+	res := env.RunOK(t, RunOpts{Prompts: []string{"Deploy, bake, then tell me when high tide is."}, Approve: pi.TrustGated, Extensions: scoped(t, env)})
 	checkNoBridgeErrors(t, res)
 	reqs := prov.Requests()
 	if len(reqs) != 4 {
@@ -102,16 +109,10 @@ func texts(ms []Message) []string {
 func TestBridgeSkillsUpdateLate(t *testing.T) {
 	t.Parallel()
 	env, prov, _ := bridgeEnv(t, Pi16(t), Steps([]Reply{Say("One.")}, []Reply{load("bread-proofing"), Say("Two.")}), "")
-	scope := filepath.Join(t.TempDir(), "scope.ts")
-	if err := os.WriteFile(scope, []byte(scopeExtension), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bridge := env.Bridge
-	env.Bridge = ""
 	faults := NewFaults(t, "skills/update:1:late")
 	// The update waits 2 × the timeout; the late answer comes after it.
 	runEnv := append(faults.Env(t), "SKILL_LIFECYCLE_TIMEOUT_MS=4000", "FAULT_DELAY=12s")
-	res := env.RunOK(t, RunOpts{Prompts: []string{"First.", "Second."}, Approve: true, Extensions: []string{scope, bridge}, Env: runEnv})
+	res := env.RunOK(t, RunOpts{Prompts: []string{"First.", "Second."}, Approve: true, Extensions: scoped(t, env), Env: runEnv})
 	if got := faults.Injected(); len(got) != 1 {
 		t.Fatalf("faults injected: %v, want the first skills/update late", got)
 	}
