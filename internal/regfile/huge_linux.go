@@ -1,6 +1,11 @@
 package regfile
 
-import "syscall"
+import (
+	"bytes"
+	"os"
+	"sync"
+	"syscall"
+)
 
 // AdviseHuge asks the kernel to back b, a large buffer that files are
 // about to be read into and that is kept, with transparent huge pages
@@ -13,3 +18,11 @@ func AdviseHuge(b []byte) {
 		_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
 	}
 }
+
+// HugePages reports whether the kernel backs advised memory with
+// transparent huge pages: its mode is "always" or "madvise", not
+// "never" (or unknown).
+var HugePages = sync.OnceValue(func() bool {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && (bytes.Contains(mode, []byte("[always]")) || bytes.Contains(mode, []byte("[madvise]")))
+})
