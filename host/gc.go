@@ -64,15 +64,19 @@ var (
 // so the start-up's objects land in memory backed by few, large faults.
 // Where advised huge pages are off it would only move the faults, so it
 // is skipped. An estimate too large leaves pages the runtime returns
-// later; too small, the rest faults as before.
-const warmPerSkill = 10 << 10
+// later; too small, the rest faults as before. It readies at most
+// warmMax, what ~100,000 skills take.
+const (
+	warmPerSkill = 10 << 10
+	warmMax      = 1 << 30
+)
 
 // warmHeap readies the heap for the start-up of n skills, as above.
 func warmHeap(n int) {
 	if n < startupGCMin || !regfile.HugePages() {
 		return
 	}
-	b := make([]byte, n*warmPerSkill)
+	b := make([]byte, min(n, warmMax/warmPerSkill)*warmPerSkill)
 	regfile.AdviseHuge(b)
 	const page = 4 << 10
 	parts := runtime.GOMAXPROCS(0)
