@@ -93,3 +93,46 @@ func warmHeap(n int) {
 	wg.Wait()
 	runtime.GC() // b is unreachable: its pages go back to the allocator
 }
+
+// warming is the readying WarmAhead started, if any: done is closed when
+// it ends.
+var warming struct {
+	sync.Mutex
+	done chan struct{}
+}
+
+// WarmAhead starts readying the heap for the start-up of n skills
+// (warmHeap) beside what the caller does next, and the next Open waits
+// for it instead of readying its own. The sidecar calls it once
+// initialize's message has arrived: decoding a list of 100,000 skills
+// takes one core about a second, and the readying takes the other.
+func WarmAhead(n int) {
+	if n < startupGCMin || !regfile.HugePages() {
+		return
+	}
+	warming.Lock()
+	defer warming.Unlock()
+	if warming.done != nil {
+		return
+	}
+	done := make(chan struct{})
+	warming.done = done
+	go func() {
+		defer close(done)
+		warmHeap(n)
+	}()
+}
+
+// warmedAhead waits for the readying WarmAhead started, if any, and
+// reports whether there was one.
+func warmedAhead() bool {
+	warming.Lock()
+	done := warming.done
+	warming.done = nil
+	warming.Unlock()
+	if done == nil {
+		return false
+	}
+	<-done
+	return true
+}

@@ -3,6 +3,8 @@ package host
 import (
 	"runtime/debug"
 	"testing"
+
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 )
 
 func gcPercent() int {
@@ -53,5 +55,22 @@ func TestStartupGC(t *testing.T) {
 	startupGC(100000)()
 	if got := gcPercent(); got != 800 {
 		t.Errorf("GC percentage %d, was 800", got)
+	}
+}
+
+// TestWarmAhead: a readying started ahead (where huge pages are advised)
+// is waited for by the next Open, once; a small catalogue starts none.
+func TestWarmAhead(t *testing.T) {
+	WarmAhead(startupGCMin - 1)
+	if warmedAhead() {
+		t.Error("a readying was started for a catalogue under startupGCMin")
+	}
+	WarmAhead(startupGCMin)
+	WarmAhead(startupGCMin) // one at a time
+	if got, want := warmedAhead(), regfile.HugePages(); got != want {
+		t.Errorf("a readying started ahead: %v, want %v (huge pages advised: %v)", got, want, want)
+	}
+	if warmedAhead() {
+		t.Error("the readying was there to wait for twice")
 	}
 }

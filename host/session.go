@@ -126,7 +126,9 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 		return nil, InitializeResult{}, missing("cwd")
 	}
 	src := Source{Skills: p.Skills, Cwd: p.Cwd, AgentDir: p.AgentDir, Trusted: p.Trusted}
-	warmHeap(len(p.Skills))
+	if !warmedAhead() {
+		warmHeap(len(p.Skills))
+	}
 	defer startupGC(len(p.Skills))()
 	idx := newIndex(src.Skills)
 	started := time.Now()

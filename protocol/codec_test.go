@@ -202,3 +202,48 @@ func TestRequestIDsSameIDTwice(t *testing.T) {
 		t.Errorf("ids (-want +got):\n%s", d)
 	}
 }
+
+// TestCodecWarmsAhead: a first frame of warmAheadFrom bytes or more has
+// the heap readied for the skills it lists (its "path" keys) before it
+// is decoded; a smaller first frame, or any later frame, has not.
+func TestCodecWarmsAhead(t *testing.T) {
+	defer func(f func(int)) { warmAhead = f }(warmAhead)
+	var got []int
+	warmAhead = func(n int) { got = append(got, n) }
+	frame := func(skills int) string {
+		list := make([]map[string]string, skills)
+		for i := range list {
+			list[i] = map[string]string{"name": fmt.Sprint("s", i), "description": strings.Repeat("a skill \"path\": ", 20), "path": fmt.Sprintf("/p/s%d/SKILL.md", i)}
+		}
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"cwd": "/p", "skills": list}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	big, small := frame(5000), frame(10)
+	if len(big) < warmAheadFrom || len(small) >= warmAheadFrom {
+		t.Fatalf("frames of %d and %d bytes: want one over %d and one under", len(big), len(small), warmAheadFrom)
+	}
+	for _, c := range []struct {
+		frames []string
+		want   []int
+	}{
+		{[]string{big}, []int{5000}},
+		{[]string{big, big}, []int{5000}},
+		{[]string{small, big}, nil},
+	} {
+		got = nil
+		c0 := &codec{}
+		r := bufio.NewReader(strings.NewReader(strings.Join(c.frames, "")))
+		for range c.frames {
+			var v map[string]any
+			if err := c0.ReadObject(r, &v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%d frames: readied for (-want +got):\n%s", len(c.frames), diff)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/skill-lifecycle/skill-lifecycle/host"
 )
 
 // DefaultMaxMessage is the largest message body the server reads (bytes).
@@ -40,7 +42,20 @@ type codec struct {
 	mu     sync.Mutex
 	id     json.RawMessage // the id of the request being handled
 	params json.RawMessage // the params of the message just read
+
+	read bool // a frame was read whole
 }
+
+// The first message, initialize, carries the host's list of skills.
+// When it is large the codec counts the skills in it (their "path" keys)
+// and has the heap readied for them (host.WarmAhead) while the message
+// is decoded, twice, on one core.
+const warmAheadFrom = 1 << 20 // bytes
+
+var (
+	warmAhead = host.WarmAhead
+	pathKey   = []byte(`"path":`)
+)
 
 // codecID is the id jsonrpc2 sees for every request.
 const codecID = `"r"`
@@ -58,6 +73,10 @@ func (c *codec) ReadObject(r *bufio.Reader, v any) error {
 		if _, err := io.ReadFull(r, body); err != nil {
 			return io.ErrUnexpectedEOF
 		}
+		if !c.read && n >= warmAheadFrom {
+			warmAhead(bytes.Count(body, pathKey))
+		}
+		c.read = true
 		msg, ok := c.request(body)
 		if ok {
 			return json.Unmarshal(msg, v)
