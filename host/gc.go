@@ -9,7 +9,7 @@ import (
 	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 )
 
-// Start-up builds a heap of about 12 KB a skill (1.2 GB at 100,000) that
+// Start-up builds a heap of about 10 KB a skill (1 GB at 100,000) that
 // it keeps: with the default GOGC of 100 the collector ran nine times
 // while it grew, marking it again at each step (a fifth of start-up's CPU
 // at 100,000 skills). For a large catalogue initialize lets the heap
