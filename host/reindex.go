@@ -320,6 +320,7 @@ func (s *Session) takeLoad(wait time.Duration) (worldLoad, bool) {
 	}
 	s.reload = nil
 	s.world = got.world
+	go s.world.bodies() // ready for the first tool result
 	s.apply(lifecycle.Event{Type: lifecycle.EvWorld, Catalog: &got.world.Catalog, Config: &got.world.Config})
 	if got.base != nil {
 		if watch := s.skillWatch(); watch != nil {

@@ -154,6 +154,7 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 	// The start-up cache is written once the answer is ready, not
 	// beside the work of it.
 	s.world.saveCache()
+	go s.world.bodies() // ready for the first tool result
 	if o.Watch {
 		// The watch's first snapshot is taken after the answer, not
 		// before it (at 100,000 skills its walk is 0.7 s of CPU), from

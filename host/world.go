@@ -32,6 +32,8 @@ type World struct {
 	save func()
 	// listed is the last listing made (listing.go); nil: none kept.
 	listed *listMemo
+	// found is the body finder (bodyfind.go); nil: one made for each use.
+	found *finderMemo
 }
 
 // saveCache starts writing the start-up cache of the build, once.
@@ -64,7 +66,7 @@ func NewWorld(list []HostSkill, parsed []skills.Skill, cfg rules.Config, diags [
 // newWorld is NewWorld over an index, with the cross-references of
 // parsed (nil: found here).
 func newWorld(idx *Index, parsed []skills.Skill, refs map[string]relevance.Refs, cfg rules.Config, diags []string) *World {
-	w := &World{Skills: idx, Parsed: make(map[string]*skills.Skill, len(parsed)), Config: cfg, listed: new(listMemo)}
+	w := &World{Skills: idx, Parsed: make(map[string]*skills.Skill, len(parsed)), Config: cfg, listed: new(listMemo), found: new(finderMemo)}
 	for i := range parsed {
 		w.Parsed[parsed[i].Name] = &parsed[i]
 	}
