@@ -164,6 +164,24 @@ var binaryID = func() (id [16]byte) {
 	return id
 }()
 
+// cacheOfThisBinary reports whether file (cacheFile; "": none) starts
+// as a cache this build wrote: if not, a start-up reads every skill file
+// as without a cache.
+func cacheOfThisBinary(file string) bool {
+	if file == "" {
+		return false
+	}
+	f, err := regfile.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [cacheHeaderMax]byte
+	n, _ := io.ReadFull(f, head[:])
+	_, err = cacheHeader(head[:n])
+	return err == nil
+}
+
 // errNoCache is readCacheFile's error for a cache file that cannot be
 // looked at (none yet, or no folder): no diagnostic.
 var errNoCache = errors.New("no cache file")
@@ -186,11 +204,19 @@ func readCacheFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data := make([]byte, 0, fi.Size()+1)
+	// The header first: the file of another binary or format (after an
+	// upgrade) is neither read further nor given a buffer, which would
+	// take the pages readied for the start-up (warmHeap).
+	var head [cacheHeaderMax]byte
+	n, _ := io.ReadFull(f, head[:])
+	if _, err := cacheHeader(head[:n]); err != nil && !errors.Is(err, errCorrupt) {
+		return nil, err
+	}
+	data := make([]byte, 0, max(fi.Size(), int64(n))+1)
 	// Kept whole (the entries' strings are its): at 100,000 skills
 	// 600 MB, a page fault every 4 KiB without huge pages.
 	regfile.AdviseHuge(data[:cap(data)])
-	data, err = readAllInto(f, data, limit)
+	data, err = readAllInto(f, append(data, head[:n]...), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -457,16 +483,9 @@ func (d *decoder) strs() []string {
 
 // decode finds the records of a cache file for a list of n skills.
 func (c *skillCache) decode(data []byte, n int) error {
-	if len(data) < len(cacheMagic) || string(data[:len(cacheMagic)]) != cacheMagic {
-		return errors.New("not a skill-lifecycle start-up cache")
-	}
-	// The file is never written to again: its strings are the entries'.
-	d := &decoder{s: unsafe.String(unsafe.SliceData(data), len(data))[len(cacheMagic):]}
-	if v := d.uint(); d.err == nil && v != cacheVersion {
-		return fmt.Errorf("format %d, not this binary's %d", v, cacheVersion)
-	}
-	if id := d.raw(len(binaryID)); d.err == nil && id != string(binaryID[:]) {
-		return errOtherBinary
+	d, err := cacheHeader(data)
+	if err != nil {
+		return err
 	}
 	copy(c.names[:], d.raw(32))
 	count := d.uint()
@@ -491,6 +510,27 @@ func (c *skillCache) decode(data []byte, n int) error {
 	}
 	return d.err
 }
+
+// cacheHeader checks the start of a cache file (cacheMagic, the version,
+// binaryID) and returns the decoder of the rest; errCorrupt when data
+// ends before it does.
+func cacheHeader(data []byte) (*decoder, error) {
+	if len(data) < len(cacheMagic) || string(data[:len(cacheMagic)]) != cacheMagic {
+		return nil, errors.New("not a skill-lifecycle start-up cache")
+	}
+	// The file is never written to again: its strings are the entries'.
+	d := &decoder{s: unsafe.String(unsafe.SliceData(data), len(data))[len(cacheMagic):]}
+	if v := d.uint(); d.err == nil && v != cacheVersion {
+		return nil, fmt.Errorf("format %d, not this binary's %d", v, cacheVersion)
+	}
+	if id := d.raw(len(binaryID)); d.err == nil && id != string(binaryID[:]) {
+		return nil, errOtherBinary
+	}
+	return d, d.err
+}
+
+// cacheHeaderMax is the most bytes cacheHeader reads.
+const cacheHeaderMax = len(cacheMagic) + binary.MaxVarintLen64 + len(binaryID)
 
 func (d *decoder) raw(n int) string {
 	if d.err != nil || n > len(d.s) {

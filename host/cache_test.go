@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,11 +249,19 @@ func TestCacheOtherBinaryIgnored(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Not read past its header (at 100,000 skills, 600 MB after an
+	// upgrade).
+	if got, err := readCacheFile(file, 1<<30); !errors.Is(err, errOtherBinary) || got != nil {
+		t.Errorf("readCacheFile: %d bytes, %v; want none, %v", len(got), err, errOtherBinary)
+	}
+	if cacheOfThisBinary(file) {
+		t.Error("another binary's cache taken for this one's: its start-up would lstat every file for nothing")
+	}
 	if w, hits := loadCounting(src); hits != 0 || len(w.Diagnostics) != 0 {
 		t.Errorf("another binary's cache: %d hits, diagnostics %q; want 0, none", hits, w.Diagnostics)
 	}
-	if _, hits := loadCounting(src); hits != 3 {
-		t.Errorf("after the rebuild: %d hits, want 3", hits)
+	if _, hits := loadCounting(src); hits != 3 || !cacheOfThisBinary(file) {
+		t.Errorf("after the rebuild: %d hits, this binary's %v; want 3, true", hits, cacheOfThisBinary(file))
 	}
 }
 
