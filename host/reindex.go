@@ -24,7 +24,8 @@ import (
 // watchWait for the stat walk (about 9 µs a skill): in a larger catalogue
 // the walk goes on beside the session and a later prompt acts on it, so a
 // prompt's answer does not grow with the catalogue (at 100,000 skills the
-// walk takes about a second, past the bridge's timeout).
+// walk takes about a second, past the bridge's timeout). Once a walk has
+// taken longer than watchWait, prompts do not wait for the next ones.
 //
 // A reload the host or the user asks for (skills/update, /skills-reload)
 // loads the world the same way, waited for at most updateWait: past it
@@ -45,6 +46,7 @@ type skillWatch struct {
 	base  skills.Snapshot // at initialize, or the last reload
 	told  string          // the last change reported, "" for none
 	scan  *watchScan      // the walk under way, nil: none
+	slow  bool            // the last walk took longer than watchWait
 	// take is the walk (nil: skills.TakeSnapshot).
 	take func([]skills.Root, []string) skills.Snapshot
 }
@@ -56,6 +58,7 @@ type watchScan struct {
 	done chan struct{}
 	snap skills.Snapshot
 	at   time.Time
+	took time.Duration
 }
 
 // worldLoad is a world being loaded beside the session, for kind.
@@ -93,7 +96,8 @@ func (w *skillWatch) startScan(now time.Time, paths []string) *watchScan {
 	}
 	go func() {
 		sc.snap = take(roots, paths)
-		sc.at = now.Add(time.Since(t0))
+		sc.took = time.Since(t0)
+		sc.at = now.Add(sc.took)
 		close(sc.done)
 	}()
 	return sc
@@ -178,10 +182,11 @@ func (w *skillWatch) check(now time.Time, list []HostSkill) (skills.FileChanges,
 		}
 		w.scan = w.startScan(now, hostPaths(list))
 	}
-	if _, done := within(w.scan.done, watchWait); !done {
+	if !w.walked() {
 		return skills.FileChanges{}, false
 	}
 	snap, at := w.scan.snap, w.scan.at
+	w.slow = w.scan.took > watchWait
 	w.scan = nil
 	ch := w.base.Diff(snap)
 	if len(snap.Unsettled(at, watchQuiet)) > 0 {
@@ -195,6 +200,22 @@ func (w *skillWatch) check(now time.Time, list []HostSkill) (skills.FileChanges,
 	}
 	w.told = key
 	return ch, true
+}
+
+// walked reports whether the walk under way is done, waiting for it at
+// most watchWait, or not at all after a walk that took longer: a prompt
+// would wait in vain (at 100,000 skills, 200 ms a prompt).
+func (w *skillWatch) walked() bool {
+	if w.slow {
+		select {
+		case <-w.scan.done:
+			return true
+		default:
+			return false
+		}
+	}
+	_, done := within(w.scan.done, watchWait)
+	return done
 }
 
 // describeChanges names the skills behind changed files: the host's

@@ -316,6 +316,28 @@ func TestSkillWatchSlowWalk(t *testing.T) {
 	if walks != 1 {
 		t.Errorf("%d walks, want 1", walks)
 	}
+	// That walk took longer than watchWait: the next check does not wait
+	// for its walk, and the one after takes it up once it is done.
+	if !w.slow {
+		t.Fatal("a walk of more than watchWait not noted as slow")
+	}
+	hold := make(chan struct{})
+	w.take = func(roots []skills.Root, paths []string) skills.Snapshot {
+		<-hold
+		return skills.TakeSnapshot(roots, paths)
+	}
+	if _, ok := w.check(now.Add(10*time.Second), list); ok || w.scan == nil {
+		t.Fatalf("check: %v, walk under way %v; want no change and a walk started", ok, w.scan != nil)
+	}
+	if w.walked() {
+		t.Fatal("a walk that has not ended reported done")
+	}
+	close(hold)
+	<-w.scan.done
+	// Taken up at the next check; a quick walk: waited for again.
+	if _, ok := w.check(now.Add(11*time.Second), list); ok || w.scan != nil || w.slow {
+		t.Errorf("after a quick walk: change %v, walk under way %v, slow %v; want none", ok, w.scan != nil, w.slow)
+	}
 }
 
 // TestSlowReloadTakenLater: a world whose load outlasts watchWait after an
