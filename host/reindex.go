@@ -52,13 +52,16 @@ type skillWatch struct {
 }
 
 // watchScan is a snapshot taken beside the session: done is closed when
-// snap is, and at is then the time on the clock of the check that started
+// it is, and at is then the time on the clock of the check that started
 // it.
 type watchScan struct {
 	done chan struct{}
-	snap skills.Snapshot
 	at   time.Time
 	took time.Duration
+	// What the walk found against the base it started from, compared
+	// beside the session too (at 100,000 skills, 80 ms).
+	changes   skills.FileChanges
+	unsettled bool
 }
 
 // worldLoad is a world being loaded beside the session, for kind.
@@ -90,14 +93,16 @@ type loaded struct {
 // startScan starts a snapshot of the roots and paths at now.
 func (w *skillWatch) startScan(now time.Time, paths []string) *watchScan {
 	sc := &watchScan{done: make(chan struct{})}
-	roots, take, t0 := w.roots, w.take, time.Now()
+	roots, take, base, t0 := w.roots, w.take, w.base, time.Now()
 	if take == nil {
 		take = skills.TakeSnapshot
 	}
 	go func() {
-		sc.snap = take(roots, paths)
+		snap := take(roots, paths)
 		sc.took = time.Since(t0)
 		sc.at = now.Add(sc.took)
+		sc.changes = base.Diff(snap)
+		sc.unsettled = len(snap.Unsettled(sc.at, watchQuiet)) > 0
 		close(sc.done)
 	}()
 	return sc
@@ -148,7 +153,10 @@ func hostPaths(list []HostSkill) []string {
 // it (as added) instead of taking it as the start.
 func newSkillWatch(p Source, list []HostSkill, known func(string) (skills.Stamp, bool), since time.Time) *skillWatch {
 	w := &skillWatch{roots: watchRoots(p)}
+	t0 := time.Now()
 	w.base = skills.TakeSnapshotKnown(w.roots, hostPaths(list), known)
+	// As slow as the walks to come: the first prompt does not wait.
+	w.slow = time.Since(t0) > watchWait
 	if !since.IsZero() {
 		for path, st := range w.base.Files {
 			if known != nil {
@@ -185,11 +193,10 @@ func (w *skillWatch) check(now time.Time, list []HostSkill) (skills.FileChanges,
 	if !w.walked() {
 		return skills.FileChanges{}, false
 	}
-	snap, at := w.scan.snap, w.scan.at
+	ch, unsettled := w.scan.changes, w.scan.unsettled
 	w.slow = w.scan.took > watchWait
 	w.scan = nil
-	ch := w.base.Diff(snap)
-	if len(snap.Unsettled(at, watchQuiet)) > 0 {
+	if unsettled {
 		// Still being written: look again at the next prompt.
 		w.deb = skills.Debounce{Interval: watchInterval}
 		return skills.FileChanges{}, false
