@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/skill-lifecycle/skill-lifecycle/host"
+	"github.com/skill-lifecycle/skill-lifecycle/internal/regfile"
 )
 
 // DefaultMaxMessage is the largest message body the server reads (bytes).
@@ -70,6 +71,7 @@ func (c *codec) ReadObject(r *bufio.Reader, v any) error {
 			return err
 		}
 		body := make([]byte, n)
+		regfile.AdviseHuge(body) // a large initialize: 2 MB faults while it is read
 		if _, err := io.ReadFull(r, body); err != nil {
 			return io.ErrUnexpectedEOF
 		}
