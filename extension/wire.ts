@@ -78,7 +78,7 @@ export interface HostInfo {
 // host.HostSkill
 export interface HostSkill {
 	name: string;
-	description: string;
+	description?: string;
 	path: string;
 	disableModelInvocation?: boolean;
 }

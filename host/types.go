@@ -12,8 +12,11 @@ import (
 
 // HostSkill is one skill as the host resolved it.
 type HostSkill struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name string `json:"name"`
+	// Description is the one the model is shown; empty (the bridge sends
+	// none: at 100,000 skills they were 60% of a 35 MB initialize), the
+	// one of the skill's file, read as the world is built.
+	Description string `json:"description,omitempty"`
 	// Path is the absolute path of the skill's SKILL.md (or root .md file).
 	Path string `json:"path"`
 	// DisableModelInvocation hides the skill from the listing (as does

@@ -179,10 +179,14 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 		// The host's name is the skill's. Ranking follows the file's
 		// description (the host's when the file has none): after an
 		// edit the re-index reads the new one, which the host lists
-		// only after a reload; the model sees the host's listing.
+		// only after a reload; the model sees the host's listing. A
+		// host that gives none (the bridge) has the file's listed.
 		s.Name = hs.Name
 		if s.Description == "" {
 			s.Description = hs.Description
+		}
+		if hs.Description == "" {
+			idx.list[i].Description = s.Description
 		}
 		out[i] = s
 		if e != nil && sameNames && e.name == hs.Name {

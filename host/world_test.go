@@ -53,3 +53,40 @@ func TestLoadCatalogIsCatalogOf(t *testing.T) {
 		}
 	}
 }
+
+// TestHostWithoutDescriptions: a host list without descriptions (the
+// bridge's) is listed, searched and shown with each file's description;
+// one the host gives is kept; a file that cannot be read lists its name
+// alone.
+func TestHostWithoutDescriptions(t *testing.T) {
+	agent := t.TempDir()
+	root := filepath.Join(agent, "skills")
+	a := writeTestSkill(t, root, "plot-charts", "Draw the data.\n")
+	b := writeTestSkill(t, root, "load-csv", "Read the file.\n")
+	c := writeTestSkill(t, root, "broken", "Nothing.\n")
+	if err := os.WriteFile(c.Path, []byte("---\nname: [broken\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.Description, c.Description = "", ""
+	b.Description = "Load CSV files, as the host says"
+	s, res, err := Open(InitializeParams{Cwd: t.TempDir(), AgentDir: agent, Skills: []HostSkill{a, b, c}}, &recorder{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<description>plot-charts things</description>", "<description>Load CSV files, as the host says</description>", "<name>broken</name>\n    <description></description>"} {
+		if !strings.Contains(res.SystemPromptSection, want) {
+			t.Errorf("section lacks %q:\n%s", want, res.SystemPromptSection)
+		}
+	}
+	got := map[string]string{}
+	for _, hs := range s.world.Skills.List() {
+		got[hs.Name] = hs.Description
+	}
+	want := map[string]string{"plot-charts": "plot-charts things", "load-csv": "Load CSV files, as the host says", "broken": ""}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the world's descriptions (-want +got):\n%s", d)
+	}
+	if ms := s.world.search("plot charts", 3); len(ms) == 0 || ms[0].Description != "plot-charts things" {
+		t.Errorf("search: %+v, want plot-charts with its file's description first", ms)
+	}
+}
