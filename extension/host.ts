@@ -32,6 +32,14 @@ export function skillsFromOptions(opts: { skills?: PromptSkill[] } | undefined):
 		}));
 }
 
+// wireSkills is a list as the sidecar is sent it: without the
+// descriptions, which it reads from the skills' files (at 100,000 skills
+// they were 60% of a 35 MB initialize). The bridge keeps them, to tell a
+// changed list (sameSkills).
+export function wireSkills(list: HostSkill[]): HostSkill[] {
+	return list.map((s) => ({ name: s.name, path: s.path, disableModelInvocation: s.disableModelInvocation }));
+}
+
 export function sameSkills(a: HostSkill[], b: HostSkill[]): boolean {
 	if (a.length !== b.length) return false;
 	return a.every(

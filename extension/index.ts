@@ -32,7 +32,7 @@
 // session's records.
 
 import { registerCommands } from "./commands.ts";
-import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions } from "./host.ts";
+import { hostSkills, replaceSkillsSection, sameSkills, skillsFromOptions, wireSkills } from "./host.ts";
 import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameContext, unedit, viaOf, warms } from "./edits.ts";
 import { registerLines, setStatus } from "./lines.ts";
 import { applyPatches, changes, fingerprint, isSkillFile, LoadIds, patchKey, plain, resolvePath, textOf, toWire, visibleAfter, type Where } from "./loads.ts";
@@ -180,7 +180,7 @@ export default function skillLifecycle(pi: Pi) {
 			// send the update again, at every prompt). The request carries
 			// the whole list, as initialize does, and waits as long.
 			side.skills = fromOpts;
-			const upd = await side.request("skills/update", { skills: fromOpts }, ctx, { timeoutMs: startWaitMs(fromOpts.length) });
+			const upd = await side.request("skills/update", { skills: wireSkills(fromOpts) }, ctx, { timeoutMs: startWaitMs(fromOpts.length) });
 			if (upd && side.init) side.init.systemPromptSection = upd.systemPromptSection;
 		}
 		let hint: CustomMessage | undefined;

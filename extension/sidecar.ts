@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
 import type { Emitter, Logger, Message as RpcMessage, MessageConnection, MessageWriter } from "vscode-jsonrpc/node";
 import { bridgeDir, bridgeRequire, findBinary } from "./binary.ts";
-import { hostModels, hostSkills } from "./host.ts";
+import { hostModels, hostSkills, wireSkills } from "./host.ts";
 import { showLine } from "./lines.ts";
 import { record, safe, type Context, type NotifyLevel, type Pi } from "./pi.ts";
 import { agentDir, projectTrust } from "./trust.ts";
@@ -315,7 +315,7 @@ export class Sidecar {
 				// Undefined (left out) when Pi cannot tell, e.g. Pi 0.73:
 				// the user's trustProjectConfig decides.
 				trusted: await projectTrust(ctx),
-				skills: this.skills,
+				skills: wireSkills(this.skills),
 				models: hostModels(ctx),
 				currentModel: ctx.model ? { provider: ctx.model.provider, id: ctx.model.id } : undefined,
 				thinkingLevel: safe(() => this.pi.getThinkingLevel?.()) ?? "",
