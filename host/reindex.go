@@ -331,6 +331,10 @@ func (s *Session) startLoad(kind loadKind, changes skills.FileChanges) {
 			l.base = &base
 		}
 		l.world = load(src)
+		// Taken up with its relevance index built: the prompt that takes
+		// it up ranks with it (at 100,000 skills the index takes ~2 s
+		// after the reading, past the bridge's timeout).
+		<-l.world.Catalog.Ready()
 		done <- l
 	}()
 	s.reload = &worldLoad{done: done, kind: kind, changes: changes}

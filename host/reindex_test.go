@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/skill-lifecycle/skill-lifecycle/rules"
 	"github.com/skill-lifecycle/skill-lifecycle/skills"
 )
 
@@ -469,5 +470,41 @@ func TestSlowUpdateTakenLater(t *testing.T) {
 	s.UserPrompt(UserPromptParams{Text: "hello"})
 	if !slices.ContainsFunc(rec.notes, func(n string) bool { return strings.Contains(n, "Reloaded 2 skills") }) {
 		t.Errorf("the user was not told of the reload taken up: %q", rec.notes)
+	}
+}
+
+// heldRanker is a ranker whose index is ready once ready is closed.
+type heldRanker struct {
+	rules.Ranker
+	ready chan struct{}
+}
+
+func (h heldRanker) Ready() <-chan struct{} { return h.ready }
+
+// TestReloadWaitsForIndex: a world loaded beside the session is taken up
+// only once its relevance index is built, so that the prompt taking it
+// up does not wait for the index (at 100,000 skills ~2 s after the
+// reading, past the bridge's timeout: the sidecar was restarted).
+func TestReloadWaitsForIndex(t *testing.T) {
+	agent := t.TempDir()
+	a := writeTestSkill(t, filepath.Join(agent, "skills"), "alpha", "A body\n")
+	s, _, err := Open(InitializeParams{Cwd: t.TempDir(), AgentDir: agent, Skills: []HostSkill{a}}, &recorder{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	s.loadWorld = func(src Source) *World {
+		w := Load(src)
+		w.Catalog.Ranker = heldRanker{w.Catalog.Ranker, ready}
+		return w
+	}
+	old := s.world
+	s.startLoad(loadCommand, skills.FileChanges{})
+	if _, ok := s.takeLoad(100 * time.Millisecond); ok || s.world != old {
+		t.Fatal("a world taken up before its index was built")
+	}
+	close(ready)
+	if _, ok := s.takeLoad(10 * time.Second); !ok || s.world == old {
+		t.Fatal("a world with its index built not taken up")
 	}
 }

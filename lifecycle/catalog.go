@@ -88,6 +88,25 @@ func buildIndex(ss []skills.Skill) *pendingIndex {
 	return p
 }
 
+// Ready is closed once the index is built.
+func (p *pendingIndex) Ready() <-chan struct{} { return p.done }
+
+// Ready returns a channel closed once c's ranker can rank without
+// waiting: a relevance index built in the background (CatalogOf) is
+// done, or the ranker was never built in the background.
+func (c Catalog) Ready() <-chan struct{} {
+	if r, ok := c.Ranker.(interface{ Ready() <-chan struct{} }); ok {
+		return r.Ready()
+	}
+	return closed
+}
+
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
 // Rank implements rules.Ranker, once the index is built.
 func (p *pendingIndex) Rank(text string, minSignal float64) relevance.Ranking {
 	<-p.done
