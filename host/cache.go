@@ -270,13 +270,14 @@ func (c *skillCache) lookup(hs HostSkill, real string, k statKey) *cacheEntry {
 // save writes the entries of a world build to the cache file, in the
 // background, atomically (a temporary file renamed), mode 0600. A folder
 // that cannot be written is no error: the next build reads the files.
-func (c *skillCache) save(names [32]byte, entries []*cacheEntry) {
+func (c *skillCache) save(names [32]byte, entries []*cacheEntry, after <-chan struct{}) {
 	if c.file == "" {
 		return
 	}
 	cacheWrites.Add(1)
 	go func() {
 		defer cacheWrites.Done()
+		<-after
 		dir := filepath.Dir(c.file)
 		if os.MkdirAll(dir, 0o700) != nil {
 			return

@@ -153,15 +153,25 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 	}
 	// The start-up cache is written once the answer is ready, not
 	// beside the work of it.
+	// What else is made beside the session waits for the relevance
+	// index, which the first prompt waits for (at 100,000 skills ~2 s
+	// of CPU after the answer): the cache, the body finder, the watch.
 	s.world.saveCache()
-	go s.world.bodies() // ready for the first tool result
+	ready := s.world.Catalog.Ready()
+	go func(w *World) {
+		<-ready
+		w.bodies() // ready for the first tool result
+	}(s.world)
 	if o.Watch {
 		// The watch's first snapshot is taken after the answer, not
 		// before it (at 100,000 skills its walk is 0.7 s of CPU), from
 		// the stamps the reading saw; what changed since the reading
 		// started is left for its first check.
 		c := make(chan *skillWatch, 1)
-		go func() { c <- newSkillWatch(src, idx.list, known, started) }()
+		go func() {
+			<-ready
+			c <- newSkillWatch(src, idx.list, known, started)
+		}()
 		s.watchc = c
 	}
 	return s, res, nil

@@ -201,7 +201,7 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 	if fresh && stated != nil {
 		stated(statsOf(idx.list, reals, fis))
 	}
-	var save func()
+	var save func(after <-chan struct{})
 	if cache.file != "" {
 		kept := entries[:0]
 		for _, e := range entries {
@@ -210,7 +210,7 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 			}
 		}
 		if int(hits.Load()) != len(kept) || len(cache.records) != len(kept) || !sameNames || cache.bad.Load() {
-			save = func() { cache.save(namesSum, kept) }
+			save = func(after <-chan struct{}) { cache.save(namesSum, kept, after) }
 		}
 	}
 	idx.indexPaths(reals)
@@ -248,7 +248,10 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 		diags = append(diags, d)
 	}
 	w := newWorld(idx, parsed, byName, cfg, append(diags, cd...))
-	w.save = save
+	if save != nil {
+		// After the relevance index, which the first prompt waits for.
+		w.save = func() { save(w.Catalog.Ready()) }
+	}
 	return w
 }
 
