@@ -37,7 +37,7 @@ import { BranchEdits, canEdit, deferArchives, drafts, loadMessages, plan, sameCo
 import { registerLines, setStatus } from "./lines.ts";
 import { applyPatches, changes, fingerprint, isSkillFile, LoadIds, patchKey, plain, resolvePath, textOf, toWire, visibleAfter, type Where } from "./loads.ts";
 import { record, safe, type Block, type BoundaryEvent, type BoundaryResult, type Context, type CustomMessage, type ImageBlock, type Pi, type TextBlock } from "./pi.ts";
-import { debugLog, Sidecar, startWaitMs } from "./sidecar.ts";
+import { debugLog, promptWaitMs, Sidecar, startWaitMs } from "./sidecar.ts";
 import { skillTool } from "./tool.ts";
 import { HINT_TYPE, REATTACH_TYPE, TOOL_NAME, type BeforeRequestParams, type BeforeRequestResult, type Patch } from "./wire.ts";
 
@@ -185,7 +185,7 @@ export default function skillLifecycle(pi: Pi) {
 		}
 		let hint: CustomMessage | undefined;
 		if (event?.messageType !== "custom" && typeof event?.prompt === "string") {
-			const res = await side.request("user_prompt", { text: event.prompt }, ctx);
+			const res = await side.request("user_prompt", { text: event.prompt }, ctx, { timeoutMs: promptWaitMs(side.skills.length) });
 			// A skills/update answered pending: the new listing, once read.
 			if (res?.systemPromptSection && side.init) side.init.systemPromptSection = res.systemPromptSection;
 			// A clear match whose body is not live: one line after the

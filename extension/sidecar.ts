@@ -60,6 +60,15 @@ export function startWaitMs(skills = 0): number {
 	return Math.max(3000, 2 * timeoutMs(), skills * 0.15);
 }
 
+// promptWaitMs is how long user_prompt waits with skills skills: the
+// request's timeout, or 0.03 ms a skill when longer. The first prompt
+// after a start ranks with the relevance index, built after the start's
+// answer: at 100,000 skills ~2 s, and a timeout would restart a
+// sidecar that takes seconds to start again.
+export function promptWaitMs(skills = 0): number {
+	return Math.max(timeoutMs(), skills * 0.03);
+}
+
 // startLimitMs is how long a start may take before the sidecar is taken
 // for hung and killed: a minute, or a millisecond per skill when longer.
 function startLimitMs(skills: number): number {
