@@ -151,11 +151,10 @@ func Open(p InitializeParams, sink Sink, o Options) (*Session, InitializeResult,
 		Diagnostics:         terminalLines(diags),
 		ArchiveVia:          s.world.Config.ArchiveVia,
 	}
-	// The start-up cache is written once the answer is ready, not
-	// beside the work of it.
-	// What else is made beside the session waits for the relevance
-	// index, which the first prompt waits for (at 100,000 skills ~2 s
-	// of CPU after the answer): the cache, the body finder, the watch.
+	// What is made beside the session, once the answer is ready, waits
+	// for the relevance index, which the first prompt waits for (at
+	// 100,000 skills ~2 s of CPU after the answer): the start-up cache,
+	// the body finder, the watch's first snapshot.
 	s.world.saveCache()
 	ready := s.world.Catalog.Ready()
 	go func(w *World) {

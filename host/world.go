@@ -117,8 +117,8 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
 	// First every file's lstat (the links resolved), which the start-up
 	// cache is keyed by, while the cache file is read. With no cache
-	// file of this binary there is nothing to look up: each file's stamp is taken as it
-	// is read, from the open file (skills.ReadSkillStat).
+	// file of this binary there is nothing to look up: each file's stamp
+	// is taken as it is read, from the open file (skills.ReadSkillStat).
 	file := cacheFile(idx.list)
 	fresh := !cacheOfThisBinary(file)
 	opened := make(chan *skillCache, 1)
