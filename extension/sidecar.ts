@@ -61,12 +61,12 @@ export function startWaitMs(skills = 0): number {
 }
 
 // promptWaitMs is how long user_prompt waits with skills skills: the
-// request's timeout, or 0.03 ms a skill when longer. The first prompt
+// request's timeout, or 0.05 ms a skill when longer. The first prompt
 // after a start ranks with the relevance index, built after the start's
-// answer: at 100,000 skills ~2 s, and a timeout would restart a
-// sidecar that takes seconds to start again.
+// answer: at 100,000 skills ~2 s alone, more beside Pi's own work, and a
+// timeout would restart a sidecar that takes seconds to start again.
 export function promptWaitMs(skills = 0): number {
-	return Math.max(timeoutMs(), skills * 0.03);
+	return Math.max(timeoutMs(), skills * 0.05);
 }
 
 // startLimitMs is how long a start may take before the sidecar is taken
