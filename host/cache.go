@@ -176,10 +176,17 @@ func cacheOfThisBinary(file string) bool {
 		return false
 	}
 	defer f.Close()
-	var head [cacheHeaderMax]byte
-	n, _ := io.ReadFull(f, head[:])
-	_, err = cacheHeader(head[:n])
+	_, err = readHeader(f)
 	return err == nil
+}
+
+// readHeader reads the header of the cache file f and checks it
+// (cacheHeader); it returns the bytes read.
+func readHeader(f io.Reader) ([]byte, error) {
+	head := make([]byte, cacheHeaderMax)
+	n, _ := io.ReadFull(f, head)
+	_, err := cacheHeader(head[:n])
+	return head[:n], err
 }
 
 // errNoCache is readCacheFile's error for a cache file that cannot be
@@ -207,16 +214,15 @@ func readCacheFile(path string, limit int64) ([]byte, error) {
 	// The header first: the file of another binary or format (after an
 	// upgrade) is neither read further nor given a buffer, which would
 	// take the pages readied for the start-up (warmHeap).
-	var head [cacheHeaderMax]byte
-	n, _ := io.ReadFull(f, head[:])
-	if _, err := cacheHeader(head[:n]); err != nil && !errors.Is(err, errCorrupt) {
+	head, err := readHeader(f)
+	if err != nil && !errors.Is(err, errCorrupt) {
 		return nil, err
 	}
-	data := make([]byte, 0, max(fi.Size(), int64(n))+1)
+	data := make([]byte, 0, max(fi.Size(), int64(len(head)))+1)
 	// Kept whole (the entries' strings are its): at 100,000 skills
 	// 600 MB, a page fault every 4 KiB without huge pages.
 	regfile.AdviseHuge(data[:cap(data)])
-	data, err = readAllInto(f, append(data, head[:n]...), limit)
+	data, err = readAllInto(f, append(data, head...), limit)
 	if err != nil {
 		return nil, err
 	}

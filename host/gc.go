@@ -71,9 +71,13 @@ const (
 	warmMax      = 1 << 30
 )
 
+// readies reports whether a start-up of n skills readies its heap: a
+// large catalogue, where the kernel gives advised memory huge pages.
+func readies(n int) bool { return n >= startupGCMin && regfile.HugePages() }
+
 // warmHeap readies the heap for the start-up of n skills, as above.
 func warmHeap(n int) {
-	if n < startupGCMin || !regfile.HugePages() {
+	if !readies(n) {
 		return
 	}
 	b := make([]byte, min(n, warmMax/warmPerSkill)*warmPerSkill)
@@ -105,9 +109,10 @@ var warming struct {
 // (warmHeap) beside what the caller does next, and the next Open waits
 // for it instead of readying its own. The sidecar calls it once
 // initialize's message has arrived: decoding a list of 100,000 skills
-// takes one core about a second, and the readying takes the other.
+// takes one core a quarter to half a second, and the readying the other.
+// A catalogue that readies nothing leaves nothing to wait for.
 func WarmAhead(n int) {
-	if n < startupGCMin || !regfile.HugePages() {
+	if !readies(n) {
 		return
 	}
 	warming.Lock()

@@ -52,11 +52,9 @@ type skillWatch struct {
 }
 
 // watchScan is a snapshot taken beside the session: done is closed when
-// it is, and at is then the time on the clock of the check that started
-// it.
+// it is taken and compared.
 type watchScan struct {
 	done chan struct{}
-	at   time.Time
 	took time.Duration
 	// What the walk found against the base it started from, compared
 	// beside the session too (at 100,000 skills, 80 ms).
@@ -100,9 +98,10 @@ func (w *skillWatch) startScan(now time.Time, paths []string) *watchScan {
 	go func() {
 		snap := take(roots, paths)
 		sc.took = time.Since(t0)
-		sc.at = now.Add(sc.took)
+		// Settling is judged at the walk's end, on the clock of the check
+		// that started it.
 		sc.changes = base.Diff(snap)
-		sc.unsettled = len(snap.Unsettled(sc.at, watchQuiet)) > 0
+		sc.unsettled = len(snap.Unsettled(now.Add(sc.took), watchQuiet)) > 0
 		close(sc.done)
 	}()
 	return sc

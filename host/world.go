@@ -201,17 +201,16 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 	if fresh && stated != nil {
 		stated(statsOf(idx.list, reals, fis))
 	}
-	var save func(after <-chan struct{})
+	var kept []*cacheEntry
+	stale := false // the cache file is to be written anew
 	if cache.file != "" {
-		kept := entries[:0]
+		kept = entries[:0]
 		for _, e := range entries {
 			if e != nil {
 				kept = append(kept, e)
 			}
 		}
-		if int(hits.Load()) != len(kept) || len(cache.records) != len(kept) || !sameNames || cache.bad.Load() {
-			save = func(after <-chan struct{}) { cache.save(namesSum, kept, after) }
-		}
+		stale = int(hits.Load()) != len(kept) || len(cache.records) != len(kept) || !sameNames || cache.bad.Load()
 	}
 	idx.indexPaths(reals)
 	var diags []string
@@ -248,9 +247,9 @@ func load(src Source, idx *Index, stated func(known func(path string) (skills.St
 		diags = append(diags, d)
 	}
 	w := newWorld(idx, parsed, byName, cfg, append(diags, cd...))
-	if save != nil {
+	if stale {
 		// After the relevance index, which the first prompt waits for.
-		w.save = func() { save(w.Catalog.Ready()) }
+		w.save = func() { cache.save(namesSum, kept, w.Catalog.Ready()) }
 	}
 	return w
 }
